@@ -1,0 +1,36 @@
+#include "cli_common.hpp"
+
+namespace attn::cli {
+
+void add_run_options(CLI::App* cmd, RunSettings& s) {
+  cmd->add_option("--seed", s.seed, "Seed of the random inputs (recorded in the results)")->capture_default_str();
+  auto* timing = cmd->add_option_group("Timing", "How each configuration is timed (cold L2, device events)");
+  timing->add_option("--warmup", s.timing.warmup_runs, "Untimed runs before sampling")->capture_default_str();
+  timing->add_option("--min-samples", s.timing.min_samples, "Fewest timed samples")->capture_default_str();
+  timing->add_option("--max-samples", s.timing.max_samples, "Most timed samples")->capture_default_str();
+  timing->add_option_function<double>(
+      "--max-noise", [&s](double percent) { s.timing.max_noise = percent / 100.0; },
+      "Stop sampling once the relative standard deviation is below this, in percent (default 0.5)");
+  timing->add_option("--max-time", s.timing.max_time_s, "Seconds of sampling per configuration before giving up on the noise target")
+      ->capture_default_str();
+  timing->add_flag_function("--no-flush", [&s](std::int64_t) { s.timing.flush_cache = false; },
+                            "Do not flush the cache before each sample (warm-cache timing)");
+  auto* isolation = cmd->add_option_group("Isolation", "How crashes and hangs are contained");
+  isolation->add_option("--watchdog", s.watchdog_s, "Seconds a configuration may run before it is killed and recorded `timeout`")
+      ->capture_default_str();
+  isolation->add_flag_function("--no-isolate", [&s](std::int64_t) { s.isolate = false; },
+                               "Run in this process instead of a worker process (a crash then ends the sweep)");
+}
+
+std::string command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (i == 0) arg = "attn-tune";
+    const bool quote = arg.find_first_of(" \"'$") != std::string::npos;
+    s += (i ? " " : "") + (quote ? "'" + arg + "'" : arg);
+  }
+  return s;
+}
+
+}  // namespace attn::cli

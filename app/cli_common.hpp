@@ -1,0 +1,24 @@
+// Options several subcommands share, and how errors become exit codes.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tuner/run/settings.hpp"
+
+namespace attn::cli {
+
+// Exit codes: 0 success, 1 a failure the command reports (a regression, no
+// configuration verified), 2 bad usage or input, 130 interrupted.
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;
+
+// --seed, the timing rules, --watchdog and --no-isolate.
+void add_run_options(CLI::App* cmd, RunSettings& settings);
+
+// The process's command line, for the record in result files.
+std::string command_line(int argc, char** argv);
+
+}  // namespace attn::cli

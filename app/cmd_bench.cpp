@@ -1,0 +1,118 @@
+// attn-tune bench: one configuration, every shape of its kernel, full timing statistics.
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "tuner/backend/registry.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/run/config_runner.hpp"
+#include "tuner/spec/shape_selection.hpp"
+#include "tuner/spec/spec_loader.hpp"
+
+namespace attn::cli {
+namespace {
+
+// --set BLOCK_M=64,BLOCK_N=32 over the preset (or the baseline) of KERNEL.
+Config parse_set(const KernelSpec& kernel, const std::string& preset, const std::string& set) {
+  Config config;
+  const std::string base = preset.empty() ? kernel.baseline : preset;
+  if (!base.empty()) {
+    auto it = std::find_if(kernel.presets.begin(), kernel.presets.end(), [&](auto& p) { return p.first == base; });
+    if (it == kernel.presets.end()) throw UsageError(fmt::format("--preset: kernel '{}' has no preset '{}'", kernel.name, base));
+    config = it->second;
+  }
+  std::stringstream in(set);
+  for (std::string token; std::getline(in, token, ',');) {
+    if (token.empty()) continue;
+    const auto eq = token.find('=');
+    if (eq == std::string::npos) throw UsageError(fmt::format("--set: expected NAME=VALUE, got '{}'", token));
+    const std::string name = token.substr(0, eq);
+    long long value = 0;
+    try {
+      std::size_t used = 0;
+      value = std::stoll(token.substr(eq + 1), &used);
+      if (used != token.size() - eq - 1) throw std::invalid_argument("trailing characters");
+    } catch (const std::exception&) {
+      throw UsageError(fmt::format("--set: {} needs an integer value", token));
+    }
+    const auto names = kernel.param_names();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw UsageError(fmt::format("--set: '{}' is not a parameter of kernel '{}' (parameters: {})", name, kernel.name,
+                                   fmt::join(names, ", ")));
+    auto it = std::find_if(config.begin(), config.end(), [&](auto& p) { return p.first == name; });
+    if (it != config.end()) it->second = value;
+    else config.emplace_back(name, value);
+  }
+  std::vector<std::string> missing;
+  Config ordered;
+  for (const auto& name : kernel.param_names()) {
+    auto it = std::find_if(config.begin(), config.end(), [&](auto& p) { return p.first == name; });
+    if (it == config.end()) missing.push_back(name);
+    else ordered.push_back(*it);
+  }
+  if (!missing.empty())
+    throw UsageError(fmt::format("--set: no value for {} (kernel '{}' has no baseline preset to take them from)",
+                                 fmt::join(missing, ", "), kernel.name));
+  return ordered;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand("bench", "Verify and time one configuration on every shape of its kernel, with full statistics");
+  static std::string spec_path, device_id, shapes, kernel_name, preset, set;
+  static bool json = false;
+  static RunSettings settings;
+  cmd->add_option("spec", spec_path, "Sweep spec (configs/*.json)")->required();
+  cmd->add_option("--set", set, "Parameter values, NAME=VALUE,... (the rest from --preset or the kernel's baseline)");
+  cmd->add_option("--preset", preset, "Start from this preset of the kernel");
+  cmd->add_option("-k,--kernel", kernel_name, "Kernel of the spec (default: the first)");
+  cmd->add_option("-d,--device", device_id, "Device id (default: the best)");
+  cmd->add_option("-s,--shape", shapes, "Shapes: names and/or field overrides, as for sweep");
+  cmd->add_flag("--json", json, "Print the results as JSON");
+  settings.timing.min_samples = 30;
+  add_run_options(cmd, settings);
+  cmd->callback([&ctx] {
+    Spec spec = load_spec(spec_path);
+    select_shapes(spec, shapes);
+    const KernelSpec& kernel = kernel_name.empty() ? spec.kernels.front() : spec.kernel(kernel_name);
+    const Config config = parse_set(kernel, preset, set);
+    std::vector<std::string> backends;
+    for (const auto& [b, _] : spec.sources) backends.push_back(b);
+    const std::string device = device_id.empty() ? best_device_id(backends) : device_id;
+    auto runner = settings.isolate ? make_worker_runner(spec, device, settings, shapes)
+                                   : make_in_process_runner(spec, device, settings);
+
+    nlohmann::json all = nlohmann::json::array();
+    bool any_failed = false;
+    fmt::print("{} on {} ({})\n", config_key(config), runner->device_info().name, runner->device_info().id);
+    for (const auto& shape : kernel.shapes) {
+      const ConfigResult r = runner->run(Job{kernel.name, shape, config, kernel.preset_label(config)});
+      all.push_back(r.to_json());
+      if (json) continue;
+      fmt::print("\n{} / {}: {}\n", kernel.name, shape, status_name(r.status));
+      if (r.status != Status::ok) {
+        any_failed = true;
+        fmt::print("  {}\n", r.reason);
+        if (!r.log.empty()) fmt::print("  log:\n{}\n", r.log);
+        continue;
+      }
+      const SampleStats& t = *r.timing;
+      fmt::print("  median {:.5f} ms   min {:.5f}   q1 {:.5f}   q3 {:.5f}   max {:.5f}\n", t.median_ms, t.min_ms, t.q1_ms,
+                 t.q3_ms, t.max_ms);
+      fmt::print("  noise {:.2f}% over {} samples ({}converged, {:.2f} s)\n", 100 * t.rel_noise, t.samples,
+                 t.converged ? "" : "not ", t.wall_s);
+      fmt::print("  {:.1f} GFLOP/s   {:.2f} GB/s   compile {:.0f} ms\n", r.gflops, r.gbps, r.compile_ms);
+      fmt::print("  verified: rel_l2 {:.3g}, max_abs {:.3g} over {} of {} rows\n", r.verify->rel_l2, r.verify->max_abs,
+                 r.verify->rows_checked, r.verify->rows_total);
+      for (const auto& [entry, res] : r.resources) fmt::print("  {}: {}\n", entry, res.to_json().dump());
+    }
+    if (json) fmt::print("{}\n", all.dump(2));
+    ctx.exit_code = any_failed ? kExitFailure : 0;
+  });
+}
+
+}  // namespace attn::cli

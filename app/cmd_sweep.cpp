@@ -1,0 +1,47 @@
+// attn-tune sweep: tune every configuration of a spec and rank them.
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "tuner/run/leaderboard.hpp"
+#include "tuner/run/sweep.hpp"
+
+namespace attn::cli {
+
+void add_sweep_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "sweep",
+      "Compile, verify and time every configuration of a spec; write a ranked leaderboard.\n"
+      "Each result is journaled as soon as it is measured (<out>.journal.jsonl): after Ctrl-C or a kill,\n"
+      "--resume runs only what is missing. Configurations that fail to compile, crash, hang or miss the\n"
+      "reference are recorded with their status and reason, and never ranked.");
+  static SweepOptions opt;
+  static bool json = false, quiet = false;
+  static int top = 5;
+  cmd->add_option("spec", opt.spec_path, "Sweep spec (configs/*.json)")->required();
+  cmd->add_option("-d,--device", opt.device_id, "Device id from `attn-tune devices` (default: the best GPU, else the CPU)");
+  cmd->add_option("-s,--shape", opt.shape_selection,
+                  "Shapes to run: names (prefill-512,decode-4k) and/or field overrides (Nq=2048,causal=1)");
+  cmd->add_option("-k,--kernel", opt.kernels, "Only these kernels of the spec (repeatable)");
+  cmd->add_option("-o,--out", opt.out, "Leaderboard file (default: results/<spec>.<device>.json)");
+  cmd->add_flag("--resume", opt.resume, "Continue the sweep recorded in the journal next to --out");
+  cmd->add_flag("--overwrite", opt.overwrite, "Start over even if an unfinished journal exists");
+  cmd->add_flag("--json", json, "Print the leaderboard JSON on stdout instead of the table");
+  cmd->add_option("--top", top, "Configurations per shape in the table")->capture_default_str();
+  cmd->add_flag("-q,--quiet", quiet, "No progress on stderr");
+  add_run_options(cmd, opt.settings);
+  cmd->callback([&ctx] {
+    opt.command_line = ctx.command_line;
+    Progress progress = Progress::for_stderr(quiet);
+    const SweepOutcome outcome = run_sweep(opt, progress);
+    if (json) fmt::print("{}\n", outcome.leaderboard.dump(2));
+    else fmt::print("{}", leaderboard_table(outcome.leaderboard, top));
+    fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(), outcome.journal_path.string());
+    if (outcome.interrupted) {
+      fmt::print(stderr, "interrupted: run the same command with --resume to finish\n");
+      ctx.exit_code = kExitInterrupted;
+    }
+  });
+}
+
+}  // namespace attn::cli

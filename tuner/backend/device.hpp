@@ -1,0 +1,135 @@
+// The narrow interface every compute backend (OpenCL, CUDA) implements.
+//
+// A Device compiles a kernel source with -D options, moves bytes, and runs a
+// sequence of launches timed by the device's own events. Everything above it
+// (verification, timing statistics, isolation, ranking) is backend-agnostic.
+#pragma once
+
+#include <array>
+#include <cstring>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace attn {
+
+// What `attn-tune devices` prints and every leaderboard records.
+struct DeviceInfo {
+  std::string id;              // "opencl:0:0", "cuda:0": what --device takes
+  std::string backend;         // "opencl" | "cuda"
+  std::string name;            // "NVIDIA H200", "cpu-skylake-avx512-..."
+  std::string vendor;          // "NVIDIA Corporation", "AuthenticAMD", ...
+  std::string platform;        // OpenCL platform name, or "CUDA"
+  std::string kind;            // "gpu" | "cpu" | "accelerator"
+  std::string driver_version;
+  std::string arch;            // "sm_90" for CUDA; OpenCL: the device version string
+  int compute_units = 0;
+  int clock_mhz = 0;
+  std::uint64_t global_mem_bytes = 0;
+  std::uint64_t local_mem_bytes = 0;      // most shared/local memory one block may use
+  std::uint64_t cache_bytes = 0;          // L2 (CUDA) or global memory cache (OpenCL)
+  std::uint64_t max_work_group_size = 0;  // threads per block
+  int registers_per_sm = 0;               // CUDA only; 0 when unknown
+  int max_threads_per_sm = 0;             // CUDA only
+  std::uint64_t shared_mem_per_sm = 0;    // CUDA only
+
+  nlohmann::json to_json() const;
+  static DeviceInfo from_json(const nlohmann::json& j);
+};
+
+// One -D NAME=VALUE option. Names are checked to be C identifiers.
+struct Define {
+  std::string name;
+  long long value = 0;
+};
+
+struct CompileRequest {
+  std::filesystem::path source_path;
+  std::string source_text;
+  std::vector<std::filesystem::path> include_dirs;
+  std::vector<Define> defines;
+  std::vector<std::string> entries;        // kernel functions to look up
+  std::vector<std::string> extra_options;  // spec-provided compiler flags
+  std::string arch;                        // CUDA: "sm_90", "sm_90a"; empty = the device's
+};
+
+// Resource usage of one compiled kernel entry. Fields a backend cannot know stay empty.
+struct KernelResources {
+  std::optional<long long> registers;           // per thread (CUDA)
+  std::optional<long long> private_mem_bytes;   // per work-item: OpenCL private / CUDA local (stack+spills)
+  std::optional<long long> spill_store_bytes;   // CUDA, from ptxas
+  std::optional<long long> spill_load_bytes;    // CUDA, from ptxas
+  std::optional<long long> static_local_bytes;  // OpenCL local / CUDA static shared memory per block
+  std::optional<long long> max_work_group_size; // most threads per block this kernel can launch with
+  std::optional<double> theoretical_occupancy;  // CUDA: resident warps / max warps, 0..1
+
+  nlohmann::json to_json() const;
+};
+
+class Program {
+ public:
+  virtual ~Program() = default;
+  virtual const std::string& build_log() const = 0;
+  virtual double compile_ms() const = 0;
+  virtual KernelResources resources(const std::string& entry) const = 0;
+};
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual std::size_t size() const = 0;
+};
+
+// A kernel argument: a device buffer, or bytes passed by value (the params struct).
+struct KernelArg {
+  const Buffer* buffer = nullptr;
+  std::vector<std::byte> bytes;
+
+  static KernelArg of(const Buffer& b) { return KernelArg{&b, {}}; }
+  template <class T>
+  static KernelArg value(const T& v) {
+    KernelArg a;
+    a.bytes.resize(sizeof(T));
+    std::memcpy(a.bytes.data(), &v, sizeof(T));
+    return a;
+  }
+};
+
+// One kernel launch. grid counts work-groups (blocks); OpenCL's global size is grid * block.
+struct Launch {
+  std::string entry;
+  std::array<std::uint64_t, 3> grid{1, 1, 1};
+  std::array<std::uint64_t, 3> block{1, 1, 1};
+  std::uint64_t dynamic_shared_bytes = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceInfo& info() const = 0;
+
+  virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
+  virtual void write(Buffer& dst, const void* src, std::size_t bytes) = 0;
+  virtual void read(const Buffer& src, void* dst, std::size_t bytes) = 0;
+
+  // Compiles; throws CompileError (with the compiler's log) on failure.
+  virtual std::unique_ptr<Program> compile(const CompileRequest& request) = 0;
+
+  // Runs the launches in order on the same arguments and returns the device time
+  // of the whole sequence in milliseconds, from the device's own events.
+  // Throws LaunchError; throws DeviceLost when the context is no longer usable.
+  virtual double run(const Program& program, const std::vector<Launch>& launches,
+                     const std::vector<KernelArg>& args) = 0;
+
+  // Evicts the device's last-level cache (writes a buffer larger than it), so the
+  // next run starts cold, as an inference step does.
+  virtual void flush_cache() = 0;
+};
+
+}  // namespace attn

@@ -1,0 +1,293 @@
+#include "tuner/backend/opencl/opencl_device.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "tuner/backend/opencl/cl_call.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/core/identifier.hpp"
+
+namespace attn {
+namespace {
+
+std::vector<cl_platform_id> platforms() {
+  cl_uint n = 0;
+  const cl_int status = clGetPlatformIDs(0, nullptr, &n);
+  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || n == 0) return {};
+  ATTN_CL(status);
+  std::vector<cl_platform_id> ids(n);
+  ATTN_CL(clGetPlatformIDs(n, ids.data(), nullptr));
+  return ids;
+}
+
+std::vector<cl_device_id> devices_of(cl_platform_id platform) {
+  cl_uint n = 0;
+  const cl_int status = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n);
+  if (status == CL_DEVICE_NOT_FOUND || n == 0) return {};
+  ATTN_CL(status);
+  std::vector<cl_device_id> ids(n);
+  ATTN_CL(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr));
+  return ids;
+}
+
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  std::size_t size = 0;
+  ATTN_CL(clGetPlatformInfo(p, what, 0, nullptr, &size));
+  std::string s(size, '\0');
+  ATTN_CL(clGetPlatformInfo(p, what, size, s.data(), nullptr));
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  std::size_t size = 0;
+  ATTN_CL(clGetDeviceInfo(d, what, 0, nullptr, &size));
+  std::string s(size, '\0');
+  ATTN_CL(clGetDeviceInfo(d, what, size, s.data(), nullptr));
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+template <class T>
+T device_value(cl_device_id d, cl_device_info what) {
+  T value{};
+  ATTN_CL(clGetDeviceInfo(d, what, sizeof value, &value, nullptr));
+  return value;
+}
+
+DeviceInfo describe(cl_platform_id p, cl_device_id d, int pi, int di) {
+  DeviceInfo info;
+  info.id = fmt::format("opencl:{}:{}", pi, di);
+  info.backend = "opencl";
+  info.name = device_string(d, CL_DEVICE_NAME);
+  info.vendor = device_string(d, CL_DEVICE_VENDOR);
+  info.platform = platform_string(p, CL_PLATFORM_NAME);
+  info.driver_version = device_string(d, CL_DRIVER_VERSION);
+  info.arch = device_string(d, CL_DEVICE_VERSION);
+  const auto type = device_value<cl_device_type>(d, CL_DEVICE_TYPE);
+  info.kind = (type & CL_DEVICE_TYPE_GPU) ? "gpu" : (type & CL_DEVICE_TYPE_CPU) ? "cpu" : "accelerator";
+  info.compute_units = static_cast<int>(device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS));
+  info.clock_mhz = static_cast<int>(device_value<cl_uint>(d, CL_DEVICE_MAX_CLOCK_FREQUENCY));
+  info.global_mem_bytes = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+  info.local_mem_bytes = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
+  info.cache_bytes = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
+  info.max_work_group_size = device_value<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  return info;
+}
+
+class ClBuffer final : public Buffer {
+ public:
+  ClBuffer(cl_context ctx, std::size_t bytes) : size_(bytes) {
+    cl_int status = CL_SUCCESS;
+    mem_ = clCreateBuffer(ctx, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 4), nullptr, &status);
+    ATTN_CL(status);
+  }
+  ~ClBuffer() override { clReleaseMemObject(mem_); }
+  std::size_t size() const override { return size_; }
+  cl_mem mem() const { return mem_; }
+
+ private:
+  cl_mem mem_ = nullptr;
+  std::size_t size_;
+};
+
+class ClProgram final : public Program {
+ public:
+  ~ClProgram() override {
+    for (auto& [_, k] : kernels) clReleaseKernel(k);
+    if (program) clReleaseProgram(program);
+  }
+  const std::string& build_log() const override { return log; }
+  double compile_ms() const override { return ms; }
+  KernelResources resources(const std::string& entry) const override { return res.at(entry); }
+
+  cl_program program = nullptr;
+  std::map<std::string, cl_kernel> kernels;
+  std::map<std::string, KernelResources> res;
+  std::string log;
+  double ms = 0;
+};
+
+class OpenClDevice final : public Device {
+ public:
+  OpenClDevice(cl_platform_id platform, cl_device_id device, DeviceInfo info) : device_(device), info_(std::move(info)) {
+    cl_int status = CL_SUCCESS;
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+    context_ = clCreateContext(props, 1, &device_, nullptr, nullptr, &status);
+    ATTN_CL(status);
+    queue_ = clCreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &status);
+    ATTN_CL(status);
+  }
+  ~OpenClDevice() override {
+    flush_buffer_.reset();
+    if (queue_) clReleaseCommandQueue(queue_);
+    if (context_) clReleaseContext(context_);
+  }
+
+  const DeviceInfo& info() const override { return info_; }
+
+  std::unique_ptr<Buffer> allocate(std::size_t bytes) override { return std::make_unique<ClBuffer>(context_, bytes); }
+
+  void write(Buffer& dst, const void* src, std::size_t bytes) override {
+    ATTN_CL(clEnqueueWriteBuffer(queue_, static_cast<ClBuffer&>(dst).mem(), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr));
+  }
+  void read(const Buffer& src, void* dst, std::size_t bytes) override {
+    const cl_int status = clEnqueueReadBuffer(queue_, static_cast<const ClBuffer&>(src).mem(), CL_TRUE, 0, bytes, dst,
+                                              0, nullptr, nullptr);
+    if (status == CL_OUT_OF_RESOURCES || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+      throw DeviceLost(fmt::format("clEnqueueReadBuffer after a kernel failed: {}", cl_error_name(status)));
+    ATTN_CL(status);
+  }
+
+  std::unique_ptr<Program> compile(const CompileRequest& request) override {
+    auto program = std::make_unique<ClProgram>();
+    std::string options;
+    for (const auto& d : request.defines) {
+      if (!is_identifier(d.name)) throw CompileError(fmt::format("-D name '{}' is not an identifier", d.name), "");
+      options += fmt::format("-D {}={} ", d.name, d.value);
+    }
+    // Quoted only when needed: PoCL passes quotes through to clang literally.
+    for (const auto& inc : request.include_dirs) {
+      const std::string dir = inc.string();
+      options += dir.find(' ') == std::string::npos ? fmt::format("-I {} ", dir) : fmt::format("-I \"{}\" ", dir);
+    }
+    for (const auto& o : request.extra_options) options += o + " ";
+
+    const char* text = request.source_text.c_str();
+    const std::size_t length = request.source_text.size();
+    cl_int status = CL_SUCCESS;
+    program->program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
+    ATTN_CL(status);
+    const auto start = std::chrono::steady_clock::now();
+    const cl_int build = clBuildProgram(program->program, 1, &device_, options.c_str(), nullptr, nullptr);
+    program->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::size_t log_size = 0;
+    clGetProgramBuildInfo(program->program, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &log_size);
+    program->log.assign(log_size, '\0');
+    clGetProgramBuildInfo(program->program, device_, CL_PROGRAM_BUILD_LOG, log_size, program->log.data(), nullptr);
+    while (!program->log.empty() && (program->log.back() == '\0' || program->log.back() == '\n')) program->log.pop_back();
+    if (build != CL_SUCCESS)
+      throw CompileError(fmt::format("clBuildProgram failed: {} (options: {})", cl_error_name(build), options), program->log);
+
+    for (const auto& entry : request.entries) {
+      cl_kernel kernel = clCreateKernel(program->program, entry.c_str(), &status);
+      if (status != CL_SUCCESS)
+        throw CompileError(fmt::format("no kernel '{}' in {}: {}", entry, request.source_path.string(), cl_error_name(status)),
+                           program->log);
+      program->kernels[entry] = kernel;
+      KernelResources r;
+      cl_ulong private_mem = 0, local_mem = 0;
+      std::size_t wg = 0;
+      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_mem, &private_mem, nullptr));
+      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, nullptr));
+      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr));
+      r.private_mem_bytes = static_cast<long long>(private_mem);
+      r.static_local_bytes = static_cast<long long>(local_mem);
+      r.max_work_group_size = static_cast<long long>(wg);
+      program->res[entry] = r;
+    }
+    return program;
+  }
+
+  double run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) override {
+    const auto& p = static_cast<const ClProgram&>(program);
+    std::vector<cl_event> events;
+    auto release = [&] {
+      for (cl_event e : events) clReleaseEvent(e);
+    };
+    try {
+      for (const auto& launch : launches) {
+        if (launch.dynamic_shared_bytes > 0)
+          throw LaunchError("OpenCL kernels take no dynamic local memory argument (shared_bytes must be 0)");
+        cl_kernel kernel = p.kernels.at(launch.entry);
+        for (std::size_t i = 0; i < args.size(); ++i) {
+          cl_int status;
+          if (args[i].buffer) {
+            cl_mem mem = static_cast<const ClBuffer*>(args[i].buffer)->mem();
+            status = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &mem);
+          } else {
+            status = clSetKernelArg(kernel, static_cast<cl_uint>(i), args[i].bytes.size(), args[i].bytes.data());
+          }
+          if (status != CL_SUCCESS)
+            throw LaunchError(fmt::format("clSetKernelArg({}, arg {}) failed: {} (does the kernel follow the operation's "
+                                          "argument contract?)", launch.entry, i, cl_error_name(status)));
+        }
+        std::size_t global[3], local[3];
+        for (int d = 0; d < 3; ++d) {
+          global[d] = static_cast<std::size_t>(launch.grid[d] * launch.block[d]);
+          local[d] = static_cast<std::size_t>(launch.block[d]);
+        }
+        cl_event event = nullptr;
+        const cl_int status = clEnqueueNDRangeKernel(queue_, kernel, 3, nullptr, global, local, 0, nullptr, &event);
+        if (status != CL_SUCCESS)
+          throw LaunchError(fmt::format("clEnqueueNDRangeKernel({}, global {}x{}x{}, local {}x{}x{}) failed: {}", launch.entry,
+                                        global[0], global[1], global[2], local[0], local[1], local[2], cl_error_name(status)));
+        events.push_back(event);
+      }
+      const cl_int status = clWaitForEvents(static_cast<cl_uint>(events.size()), events.data());
+      if (status != CL_SUCCESS)
+        throw DeviceLost(fmt::format("kernel execution failed: {} ({})", cl_error_name(status), status));
+      cl_ulong start = 0, end = 0;
+      ATTN_CL(clGetEventProfilingInfo(events.front(), CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr));
+      ATTN_CL(clGetEventProfilingInfo(events.back(), CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr));
+      release();
+      return static_cast<double>(end - start) * 1e-6;
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+
+  void flush_cache() override {
+    if (!flush_buffer_) {
+      // Twice the cache, at least 32 MiB, at most an eighth of the device's memory.
+      std::size_t bytes = std::max<std::size_t>(2 * info_.cache_bytes, 32u << 20);
+      bytes = std::min<std::size_t>(bytes, info_.global_mem_bytes / 8);
+      flush_buffer_ = std::make_unique<ClBuffer>(context_, bytes);
+    }
+    const cl_uint pattern = ++flush_counter_;
+    ATTN_CL(clEnqueueFillBuffer(queue_, flush_buffer_->mem(), &pattern, sizeof pattern, 0, flush_buffer_->size(), 0,
+                                nullptr, nullptr));
+    ATTN_CL(clFinish(queue_));
+  }
+
+ private:
+  cl_device_id device_;
+  DeviceInfo info_;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  std::unique_ptr<ClBuffer> flush_buffer_;
+  cl_uint flush_counter_ = 0;
+};
+
+}  // namespace
+
+std::vector<DeviceInfo> list_opencl_devices(std::vector<std::string>& notes) {
+  std::vector<DeviceInfo> out;
+  try {
+    const auto ps = platforms();
+    if (ps.empty()) notes.push_back("opencl: no OpenCL platform found (install an ICD, e.g. pocl-opencl-icd)");
+    for (std::size_t pi = 0; pi < ps.size(); ++pi) {
+      const auto ds = devices_of(ps[pi]);
+      for (std::size_t di = 0; di < ds.size(); ++di) out.push_back(describe(ps[pi], ds[di], int(pi), int(di)));
+    }
+  } catch (const Error& e) {
+    notes.push_back(fmt::format("opencl: {}", e.what()));
+  }
+  return out;
+}
+
+std::unique_ptr<Device> open_opencl_device(int platform, int device) {
+  const auto ps = platforms();
+  if (platform < 0 || platform >= int(ps.size())) throw UsageError(fmt::format("no OpenCL platform {}", platform));
+  const auto ds = devices_of(ps[platform]);
+  if (device < 0 || device >= int(ds.size()))
+    throw UsageError(fmt::format("no OpenCL device {} on platform {}", device, platform));
+  return std::make_unique<OpenClDevice>(ps[platform], ds[device], describe(ps[platform], ds[device], platform, device));
+}
+
+}  // namespace attn

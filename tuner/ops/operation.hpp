@@ -1,0 +1,97 @@
+// An operation is the contract a family of kernels implements: the shape
+// fields, the buffers and their layout, the CPU reference, and the FLOP and
+// byte counts throughput is reported against.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/spec/expression.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace attn {
+
+struct ShapeField {
+  enum class Type { Integer, Number, Choice };
+  std::string name;
+  Type type = Type::Integer;
+  bool required = false;
+  // When not given: this value; a string for an Integer field names another field
+  // to copy; null means the operation computes it (e.g. scale = 1/sqrt(D)).
+  nlohmann::json default_value;
+  std::vector<std::string> choices;
+  std::string help;
+};
+
+// A buffer in kernel-argument order.
+struct HostBuffer {
+  std::string name;
+  bool is_output = false;
+  std::vector<std::byte> data;    // inputs: the values; outputs: sized only
+  std::vector<std::byte> poison;  // outputs: one NaN element, repeated over the buffer before every run
+};
+
+struct VerifyReport {
+  bool passed = false;
+  double rel_l2 = 0;          // ||out - ref|| / ||ref|| over the checked rows
+  double max_abs = 0;         // max |out - ref| over the checked rows
+  long long rows_checked = 0;
+  long long rows_total = 0;
+  long long nonfinite = 0;    // NaN/Inf anywhere in the output: unwritten elements keep the poison
+  std::string worst;          // the element with the largest error, or the first non-finite one
+
+  nlohmann::json to_json() const;
+};
+
+class Problem {
+ public:
+  virtual ~Problem() = default;
+
+  // Inputs then outputs, in the kernels' argument order (the workspace and the
+  // params struct follow them).
+  const std::vector<HostBuffer>& buffers() const { return buffers_; }
+  virtual std::vector<std::byte> params_bytes() const = 0;
+
+  // OUTPUTS holds every output buffer's bytes, in buffers() order.
+  virtual VerifyReport verify(const std::vector<std::vector<std::byte>>& outputs, const Tolerance& tol) const = 0;
+
+  // Computes the reference for the rows TOL verifies, ahead of the first verify()
+  // (so that its cost is not charged to the first configuration's watchdog).
+  virtual void precompute_reference(const Tolerance& tol) const { (void)tol; }
+
+  virtual double flops() const = 0;  // FlashAttention's convention for attention
+  virtual double bytes() const = 0;  // each input read once, each output written once
+
+ protected:
+  std::vector<HostBuffer> buffers_;
+};
+
+class Operation {
+ public:
+  virtual ~Operation() = default;
+  virtual std::string name() const = 0;
+  virtual std::vector<ShapeField> shape_fields() const = 0;
+  // Integer variables a shape gives expressions (constraints, launch geometry, defines).
+  virtual std::vector<std::string> variable_names() const = 0;
+  virtual Bindings variables(const nlohmann::json& fields) const = 0;
+  // Checks relations between fields; returns an error message, or empty when valid.
+  virtual std::string check_shape(const nlohmann::json& fields) const = 0;
+  // The shape field that counts independent sequences (batch invariance checks), or empty.
+  virtual std::string batch_field() const { return {}; }
+  // Tolerance used when the spec gives none.
+  virtual Tolerance default_tolerance(const nlohmann::json& fields) const = 0;
+
+  // Inputs drawn from SEED; sequence b of a batched input depends on (SEED, b) only.
+  virtual std::unique_ptr<Problem> make_problem(const nlohmann::json& fields, std::uint64_t seed) const = 0;
+};
+
+// Throws UsageError listing the known operations.
+const Operation& find_operation(const std::string& name);
+std::vector<std::string> operation_names();
+
+}  // namespace attn

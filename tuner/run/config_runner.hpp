@@ -1,0 +1,39 @@
+// Runs jobs one at a time and always returns a result: in this process, or
+// in a worker process that a crash or a hang cannot take the sweep down with.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "tuner/backend/device.hpp"
+#include "tuner/run/result.hpp"
+#include "tuner/run/settings.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace attn {
+
+class ConfigRunner {
+ public:
+  virtual ~ConfigRunner() = default;
+  // Never throws for a configuration's own failure; throws Error only when no
+  // configuration can run at all (the device cannot be opened).
+  virtual ConfigResult run(const Job& job) = 0;
+  virtual const DeviceInfo& device_info() = 0;
+};
+
+// In this process: fastest to debug, but a crashing kernel ends the sweep.
+std::unique_ptr<ConfigRunner> make_in_process_runner(const Spec& spec, const std::string& device_id,
+                                                     const RunSettings& settings);
+
+// In `attn-tune worker` child processes: a crash is recorded `crashed`, a
+// configuration past the watchdog `timeout`, and a fresh worker takes over.
+// SHAPE_SELECTION is the sweep's --shape, which the worker applies to the spec it loads.
+std::unique_ptr<ConfigRunner> make_worker_runner(const Spec& spec, const std::string& device_id,
+                                                 const RunSettings& settings, const std::string& shape_selection);
+
+// The child side: serves requests from stdin, replies on PROTOCOL_FD. Returns the exit code.
+int serve_worker(const std::filesystem::path& spec_path, const std::string& shape_selection,
+                 const std::string& device_id, const RunSettings& settings, int protocol_fd);
+
+}  // namespace attn

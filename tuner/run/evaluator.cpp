@@ -1,0 +1,269 @@
+#include "tuner/run/evaluator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "tuner/core/error.hpp"
+#include "tuner/core/text_file.hpp"
+#include "tuner/spec/space.hpp"
+
+namespace attn {
+namespace {
+
+constexpr std::size_t kMaxLog = 64 * 1024;
+
+std::string trimmed_log(const std::string& log) {
+  return log.size() <= kMaxLog ? log : log.substr(0, kMaxLog) + "\n[log truncated]";
+}
+
+long long eval_dim(const Expression& e, const Bindings& b, const std::string& what) {
+  long long v;
+  try {
+    v = e.eval(b);
+  } catch (const ExpressionError& err) {
+    throw Outcome{Status::skipped, fmt::format("{} cannot be evaluated: {}", what, err.what()), {}};
+  }
+  if (v < 0) throw Outcome{Status::skipped, fmt::format("{} = `{}` is negative ({})", what, e.text(), v), {}};
+  return v;
+}
+
+}  // namespace
+
+std::string defines_string(const std::vector<Define>& defines) {
+  std::string s;
+  for (const auto& d : defines) s += fmt::format("{}-D {}={}", s.empty() ? "" : " ", d.name, d.value);
+  return s;
+}
+
+Evaluator::Evaluator(const Spec& spec, Device& device, RunSettings settings)
+    : spec_(spec), device_(device), settings_(std::move(settings)), backend_(device.info().backend) {
+  if (!spec_.sources.contains(backend_))
+    throw UsageError(fmt::format("{} has no {} kernel source, and device {} is an {} device", spec_.path.string(),
+                                 backend_, device.info().id, backend_));
+  source_text_ = read_text_file(spec_.sources.at(backend_));
+}
+
+PreparedShape Evaluator::prepare_fields(const std::string& name, const nlohmann::json& fields) const {
+  const Operation& op = find_operation(spec_.operation);
+  PreparedShape p;
+  p.name = name;
+  p.fields = fields;
+  p.variables = op.variables(fields);
+  p.problem = op.make_problem(fields, settings_.seed);
+  for (const auto& hb : p.problem->buffers()) {
+    auto buffer = device_.allocate(hb.data.size());
+    std::vector<std::byte> poison;
+    if (hb.is_output) {
+      poison.resize(hb.data.size());
+      for (std::size_t i = 0; i < poison.size(); i += hb.poison.size())
+        std::memcpy(poison.data() + i, hb.poison.data(), std::min(hb.poison.size(), poison.size() - i));
+    } else {
+      device_.write(*buffer, hb.data.data(), hb.data.size());
+    }
+    p.buffers.push_back(std::move(buffer));
+    p.poisoned.push_back(std::move(poison));
+  }
+  return p;
+}
+
+void Evaluator::prepare(const std::string& shape) {
+  if (prepared_ && prepared_->name == shape) return;
+  prepared_.reset();  // free the previous shape's device memory first
+  const Shape& s = spec_.shape(shape);
+  auto p = std::make_unique<PreparedShape>(prepare_fields(s.name, s.fields));
+  p->problem->precompute_reference(spec_.tolerance);
+  prepared_ = std::move(p);
+}
+
+const Program& Evaluator::compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries,
+                                   ConfigResult& result) {
+  const std::string key = defines_string(defines);
+  auto it = programs_.find(key);
+  if (it == programs_.end()) {
+    CompileRequest request;
+    request.source_path = spec_.sources.at(backend_);
+    request.source_text = source_text_;
+    request.include_dirs = spec_.include_dirs;
+    request.include_dirs.push_back(request.source_path.parent_path());
+    request.defines = defines;
+    request.entries = entries;
+    if (spec_.compiler_options.contains(backend_)) request.extra_options = spec_.compiler_options.at(backend_);
+    request.arch = spec_.cuda_arch;
+    try {
+      it = programs_.emplace(key, device_.compile(request)).first;
+    } catch (const CompileError& e) {
+      throw Outcome{Status::compile_failed, e.what(), trimmed_log(e.log())};
+    }
+  }
+  result.compile_ms = it->second->compile_ms();
+  if (!it->second->build_log().empty()) result.log = trimmed_log(it->second->build_log());
+  return *it->second;
+}
+
+Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const PreparedShape& shape,
+                          ConfigResult& result) {
+  if (std::find(kernel.backends.begin(), kernel.backends.end(), backend_) == kernel.backends.end())
+    throw Outcome{Status::skipped, fmt::format("kernel '{}' does not run on the {} backend", kernel.name, backend_), {}};
+  const Bindings b = config_bindings(shape.variables, config);
+  if (std::string why = failed_constraint(kernel, b); !why.empty()) throw Outcome{Status::skipped, why, {}};
+
+  std::vector<Define> defines;
+  for (const auto& [name, value] : config) defines.push_back({name, value});
+  for (const auto& [name, expr] : kernel.defines) defines.push_back({name, eval_dim(expr, b, "defines." + name)});
+  result.defines = defines_string(defines);
+
+  Plan plan;
+  const DeviceInfo& dev = device_.info();
+  std::vector<std::string> entries;
+  for (std::size_t l = 0; l < kernel.launches.size(); ++l) {
+    const LaunchSpec& ls = kernel.launches[l];
+    Launch launch;
+    launch.entry = ls.entry;
+    std::uint64_t threads = 1;
+    for (std::size_t d = 0; d < ls.grid.size(); ++d)
+      launch.grid[d] = eval_dim(ls.grid[d], b, fmt::format("launches[{}].grid[{}]", l, d));
+    for (std::size_t d = 0; d < ls.block.size(); ++d) {
+      launch.block[d] = eval_dim(ls.block[d], b, fmt::format("launches[{}].block[{}]", l, d));
+      threads *= launch.block[d];
+    }
+    if (ls.shared_bytes) launch.dynamic_shared_bytes = eval_dim(*ls.shared_bytes, b, fmt::format("launches[{}].shared_bytes", l));
+    if (threads == 0 || launch.grid[0] * launch.grid[1] * launch.grid[2] == 0)
+      throw Outcome{Status::skipped, fmt::format("{}: empty launch (grid {}x{}x{}, block {} threads)", ls.entry,
+                                                 launch.grid[0], launch.grid[1], launch.grid[2], threads), {}};
+    if (dev.max_work_group_size && threads > dev.max_work_group_size)
+      throw Outcome{Status::skipped, fmt::format("{}: {} threads per block exceed the device's {}", ls.entry, threads,
+                                                 dev.max_work_group_size), {}};
+    if (dev.local_mem_bytes && launch.dynamic_shared_bytes > dev.local_mem_bytes)
+      throw Outcome{Status::skipped, fmt::format("{}: {} bytes of shared memory exceed the device's {}", ls.entry,
+                                                 launch.dynamic_shared_bytes, dev.local_mem_bytes), {}};
+    if (std::find(entries.begin(), entries.end(), ls.entry) == entries.end()) entries.push_back(ls.entry);
+    plan.launches.push_back(launch);
+  }
+  if (kernel.workspace_bytes) plan.workspace_bytes = eval_dim(*kernel.workspace_bytes, b, "workspace_bytes");
+
+  plan.program = &compiled(defines, entries, result);
+  for (const auto& entry : entries) result.resources[entry] = plan.program->resources(entry);
+  for (const auto& launch : plan.launches) {
+    const auto& r = result.resources[launch.entry];
+    const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
+    if (r.max_work_group_size && threads > std::uint64_t(*r.max_work_group_size))
+      throw Outcome{Status::skipped, fmt::format("{}: compiled kernel allows {} threads per block, the launch asks {} "
+                                                 "(registers / private memory)", launch.entry, *r.max_work_group_size,
+                                                 threads), {}};
+    if (r.static_local_bytes && dev.local_mem_bytes &&
+        std::uint64_t(*r.static_local_bytes) + launch.dynamic_shared_bytes > dev.local_mem_bytes)
+      throw Outcome{Status::skipped, fmt::format("{}: {} bytes of local/shared memory exceed the device's {}", launch.entry,
+                                                 *r.static_local_bytes + launch.dynamic_shared_bytes, dev.local_mem_bytes), {}};
+  }
+  return plan;
+}
+
+std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const PreparedShape& shape) {
+  const std::size_t ws_bytes = std::max<std::size_t>(plan.workspace_bytes, 16);
+  if (!workspace_ || workspace_->size() < ws_bytes) {
+    workspace_.reset();
+    workspace_ = device_.allocate(ws_bytes);
+  }
+  const auto& host = shape.problem->buffers();
+  for (std::size_t i = 0; i < host.size(); ++i)
+    if (host[i].is_output) device_.write(*shape.buffers[i], shape.poisoned[i].data(), shape.poisoned[i].size());
+
+  std::vector<KernelArg> args;
+  for (const auto& b : shape.buffers) args.push_back(KernelArg::of(*b));
+  args.push_back(KernelArg::of(*workspace_));
+  KernelArg params;
+  params.bytes = shape.problem->params_bytes();
+  args.push_back(std::move(params));
+  try {
+    device_.run(*plan.program, plan.launches, args);
+  } catch (const LaunchError& e) {
+    throw Outcome{Status::launch_failed, e.what(), {}};
+  }
+
+  std::vector<std::vector<std::byte>> outputs;
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if (!host[i].is_output) continue;
+    outputs.emplace_back(host[i].data.size());
+    device_.read(*shape.buffers[i], outputs.back().data(), outputs.back().size());
+  }
+  return outputs;
+}
+
+void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult& result) {
+  std::vector<KernelArg> args;
+  for (const auto& b : shape.buffers) args.push_back(KernelArg::of(*b));
+  args.push_back(KernelArg::of(*workspace_));
+  KernelArg params;
+  params.bytes = shape.problem->params_bytes();
+  args.push_back(std::move(params));
+
+  const TimingSettings& t = settings_.timing;
+  try {
+    for (int i = 0; i < t.warmup_runs; ++i) device_.run(*plan.program, plan.launches, args);
+    std::vector<double> samples;
+    const auto start = std::chrono::steady_clock::now();
+    bool converged = false;
+    double wall = 0;
+    while (true) {
+      if (t.flush_cache) device_.flush_cache();
+      samples.push_back(device_.run(*plan.program, plan.launches, args));
+      wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const int n = static_cast<int>(samples.size());
+      if (n >= t.min_samples && relative_stddev(samples) <= t.max_noise) {
+        converged = true;
+        break;
+      }
+      if (n >= t.max_samples || (n >= t.min_samples && wall >= t.max_time_s)) break;
+      if (n >= 2 && wall >= 4 * t.max_time_s) break;  // one sample is longer than the budget
+    }
+    SampleStats stats = SampleStats::of(samples);
+    stats.converged = converged;
+    stats.wall_s = wall;
+    result.timing = stats;
+  } catch (const LaunchError& e) {
+    throw Outcome{Status::launch_failed, fmt::format("while timing: {}", e.what()), {}};
+  }
+  result.flops = shape.problem->flops();
+  result.bytes = shape.problem->bytes();
+  const double seconds = result.timing->median_ms * 1e-3;
+  if (seconds > 0) {
+    result.gflops = shape.problem->flops() / seconds * 1e-9;
+    result.gbps = shape.problem->bytes() / seconds * 1e-9;
+  }
+}
+
+ConfigResult Evaluator::evaluate(const Job& job) {
+  ConfigResult result;
+  result.job = job;
+  try {
+    const KernelSpec& kernel = spec_.kernel(job.kernel);
+    prepare(job.shape);
+    const Plan plan = make_plan(kernel, job.config, *prepared_, result);
+    const auto outputs = run_once(plan, *prepared_);
+    result.verify = prepared_->problem->verify(outputs, spec_.tolerance);
+    if (!result.verify->passed) {
+      const VerifyReport& v = *result.verify;
+      throw Outcome{Status::incorrect,
+                    v.nonfinite > 0 ? fmt::format("{} output elements are NaN/Inf (unwritten or overflowed); first: {}",
+                                                  v.nonfinite, v.worst)
+                                    : fmt::format("rel_l2 {:.3g} (tolerance {:.3g}), max_abs {:.3g} (tolerance {:.3g}); "
+                                                  "worst: {}", v.rel_l2, spec_.tolerance.rel_l2, v.max_abs,
+                                                  spec_.tolerance.max_abs, v.worst),
+                    {}};
+    }
+    if (checker_) checker_(*this, kernel, job, plan, result);
+    time(plan, *prepared_, result);
+    result.status = Status::ok;
+  } catch (const Outcome& o) {
+    result.status = o.status;
+    result.reason = o.reason;
+    if (!o.log.empty()) result.log = o.log;
+  }
+  return result;
+}
+
+}  // namespace attn

@@ -1,0 +1,93 @@
+// Compiles, verifies and times one configuration on one shape, in this
+// process. Correctness gates timing: nothing is timed before its output
+// matched the CPU reference.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tuner/backend/device.hpp"
+#include "tuner/ops/operation.hpp"
+#include "tuner/run/result.hpp"
+#include "tuner/run/settings.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace attn {
+
+// A shape's inputs on the host and on the device.
+struct PreparedShape {
+  std::string name;
+  nlohmann::json fields;
+  std::unique_ptr<Problem> problem;
+  std::vector<std::unique_ptr<Buffer>> buffers;  // problem->buffers() order
+  std::vector<std::vector<std::byte>> poisoned;  // per buffer: its poison repeated (outputs), empty (inputs)
+  Bindings variables;
+};
+
+// A configuration made runnable on one prepared shape.
+struct Plan {
+  const Program* program = nullptr;
+  std::vector<Launch> launches;
+  std::size_t workspace_bytes = 0;
+};
+
+// A configuration that cannot go further, and why (thrown inside the evaluator).
+struct Outcome {
+  Status status;
+  std::string reason;
+  std::string log;
+};
+
+class Evaluator;
+
+// Runs after a configuration verified and before it is timed; records into
+// result.checks (determinism, batch invariance). May throw Outcome.
+using Checker = std::function<void(Evaluator&, const KernelSpec&, const Job&, const Plan&, ConfigResult&)>;
+
+class Evaluator {
+ public:
+  Evaluator(const Spec& spec, Device& device, RunSettings settings);
+
+  // Draws SHAPE's inputs, uploads them and computes the CPU reference; kept
+  // until another shape is prepared (one shape's buffers live at a time).
+  void prepare(const std::string& shape);
+
+  // Throws DeviceLost when the device context died (the caller replaces the
+  // process); every other failure is a status in the result.
+  ConfigResult evaluate(const Job& job);
+
+  // Building blocks for checks that run a configuration more than once, or on
+  // other shapes (determinism and batch invariance).
+  PreparedShape prepare_fields(const std::string& name, const nlohmann::json& fields) const;
+  Plan make_plan(const KernelSpec& kernel, const Config& config, const PreparedShape& shape, ConfigResult& result);
+  std::vector<std::vector<std::byte>> run_once(const Plan& plan, const PreparedShape& shape);
+
+  void set_checker(Checker checker) { checker_ = std::move(checker); }
+
+  const Spec& spec() const { return spec_; }
+  const RunSettings& settings() const { return settings_; }
+  Device& device() { return device_; }
+
+ private:
+  const Program& compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries,
+                          ConfigResult& result);
+  void time(const Plan& plan, const PreparedShape& shape, ConfigResult& result);
+
+  const Spec& spec_;
+  Device& device_;
+  RunSettings settings_;
+  std::string backend_;
+  std::string source_text_;
+  std::unique_ptr<PreparedShape> prepared_;
+  std::map<std::string, std::unique_ptr<Program>> programs_;  // by -D string
+  std::unique_ptr<Buffer> workspace_;
+  Checker checker_;
+};
+
+// "-D BLOCK_M=32 -D DK=128": how a result records its exact options.
+std::string defines_string(const std::vector<Define>& defines);
+
+}  // namespace attn

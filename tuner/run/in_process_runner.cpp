@@ -1,0 +1,40 @@
+#include "tuner/backend/registry.hpp"
+#include "tuner/check/checks.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/run/config_runner.hpp"
+#include "tuner/run/evaluator.hpp"
+
+namespace attn {
+namespace {
+
+class InProcessRunner final : public ConfigRunner {
+ public:
+  InProcessRunner(const Spec& spec, const std::string& device_id, const RunSettings& settings)
+      : device_(open_device(device_id)), evaluator_(spec, *device_, settings) {
+    install_checks(evaluator_);
+  }
+
+  ConfigResult run(const Job& job) override {
+    try {
+      return evaluator_.evaluate(job);
+    } catch (const DeviceLost& e) {
+      // Without a worker there is no fresh context to go on with.
+      throw Error(std::string("the device context was lost (run without --no-isolate to survive this): ") + e.what());
+    }
+  }
+
+  const DeviceInfo& device_info() override { return device_->info(); }
+
+ private:
+  std::unique_ptr<Device> device_;
+  Evaluator evaluator_;
+};
+
+}  // namespace
+
+std::unique_ptr<ConfigRunner> make_in_process_runner(const Spec& spec, const std::string& device_id,
+                                                     const RunSettings& settings) {
+  return std::make_unique<InProcessRunner>(spec, device_id, settings);
+}
+
+}  // namespace attn

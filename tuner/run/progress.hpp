@@ -1,0 +1,35 @@
+// The sweep's progress on stderr: a redrawn status line on a terminal, plain
+// lines otherwise (CI logs, pipes).
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "tuner/run/result.hpp"
+
+namespace attn {
+
+class Progress {
+ public:
+  // INTERACTIVE: redraw one line; otherwise print one line per result. QUIET: print nothing.
+  Progress(std::FILE* out, bool interactive, bool quiet);
+  static Progress for_stderr(bool quiet);
+
+  void begin(int total, int already_done);
+  void starting(const Job& job);
+  void finished(const ConfigResult& result);
+  void end();
+
+ private:
+  void draw(const std::string& now);
+  std::FILE* out_;
+  bool interactive_, quiet_;
+  int total_ = 0, done_ = 0, measured_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::optional<double> best_ms_;
+  std::string best_label_;
+};
+
+}  // namespace attn

@@ -1,0 +1,119 @@
+#include "tuner/run/result.hpp"
+
+#include <fmt/format.h>
+
+#include "tuner/core/error.hpp"
+
+namespace attn {
+
+namespace {
+constexpr Status kAll[] = {Status::ok,        Status::compile_failed, Status::launch_failed, Status::incorrect,
+                           Status::skipped,   Status::crashed,        Status::timeout};
+
+KernelResources resources_from_json(const nlohmann::json& j) {
+  KernelResources r;
+  auto get = [&](const char* key, auto& field) {
+    if (j.contains(key)) field = j.at(key).get<typename std::remove_reference_t<decltype(field)>::value_type>();
+  };
+  get("registers", r.registers);
+  get("private_mem_bytes", r.private_mem_bytes);
+  get("spill_store_bytes", r.spill_store_bytes);
+  get("spill_load_bytes", r.spill_load_bytes);
+  get("static_local_bytes", r.static_local_bytes);
+  get("max_work_group_size", r.max_work_group_size);
+  get("theoretical_occupancy", r.theoretical_occupancy);
+  return r;
+}
+}  // namespace
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::compile_failed: return "compile_failed";
+    case Status::launch_failed: return "launch_failed";
+    case Status::incorrect: return "incorrect";
+    case Status::skipped: return "skipped";
+    case Status::crashed: return "crashed";
+    case Status::timeout: return "timeout";
+  }
+  return "unknown";
+}
+
+Status status_from_name(const std::string& name) {
+  for (Status s : kAll)
+    if (name == status_name(s)) return s;
+  throw Error(fmt::format("unknown status '{}'", name));
+}
+
+std::string Job::key() const { return fmt::format("{}|{}|{}", kernel, shape, config_key(config)); }
+
+nlohmann::json Job::to_json() const {
+  nlohmann::json params = nlohmann::json::array();
+  for (const auto& [name, value] : config) params.push_back({name, value});
+  return {{"kernel", kernel}, {"shape", shape}, {"params", params}, {"preset", preset}};
+}
+
+Job Job::from_json(const nlohmann::json& j) {
+  Job job;
+  job.kernel = j.at("kernel").get<std::string>();
+  job.shape = j.at("shape").get<std::string>();
+  for (const auto& p : j.at("params")) job.config.emplace_back(p.at(0).get<std::string>(), p.at(1).get<long long>());
+  job.preset = j.value("preset", "");
+  return job;
+}
+
+nlohmann::json ConfigResult::to_json() const {
+  nlohmann::json j = job.to_json();
+  j["key"] = config_key(job.config);
+  j["status"] = status_name(status);
+  if (!reason.empty()) j["reason"] = reason;
+  if (!log.empty()) j["log"] = log;
+  j["defines"] = defines;
+  if (timing) j["timing"] = timing->to_json();
+  if (timing) {
+    j["gflops"] = gflops;
+    j["gbps"] = gbps;
+    j["flops"] = flops;
+    j["bytes"] = bytes;
+  }
+  j["compile_ms"] = compile_ms;
+  nlohmann::json res = nlohmann::json::object();
+  for (const auto& [entry, r] : resources) res[entry] = r.to_json();
+  j["resources"] = res;
+  if (verify) j["verify"] = verify->to_json();
+  if (!checks.empty()) j["checks"] = checks;
+  return j;
+}
+
+ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
+  ConfigResult r;
+  r.job = Job::from_json(j);
+  r.status = status_from_name(j.at("status").get<std::string>());
+  r.reason = j.value("reason", "");
+  r.log = j.value("log", "");
+  r.defines = j.value("defines", "");
+  if (j.contains("timing")) r.timing = SampleStats::from_json(j.at("timing"));
+  r.gflops = j.value("gflops", 0.0);
+  r.gbps = j.value("gbps", 0.0);
+  r.flops = j.value("flops", 0.0);
+  r.bytes = j.value("bytes", 0.0);
+  r.compile_ms = j.value("compile_ms", 0.0);
+  if (j.contains("resources"))
+    for (const auto& [entry, res] : j.at("resources").items()) r.resources[entry] = resources_from_json(res);
+  if (j.contains("verify")) {
+    const auto& v = j.at("verify");
+    VerifyReport vr;
+    vr.passed = v.value("passed", false);
+    vr.rel_l2 = v.value("rel_l2", 0.0);
+    vr.max_abs = v.value("max_abs", 0.0);
+    vr.rows_checked = v.value("rows_checked", 0LL);
+    vr.rows_total = v.value("rows_total", 0LL);
+    vr.nonfinite = v.value("nonfinite", 0LL);
+    vr.worst = v.value("worst", "");
+    r.verify = vr;
+  }
+  r.checks = j.value("checks", nlohmann::json::object());
+  return r;
+}
+
+}  // namespace attn

@@ -1,0 +1,63 @@
+// What one configuration on one shape came to. Failures are data: every
+// status carries its reason, and the compiler's log when there is one.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/backend/device.hpp"
+#include "tuner/ops/operation.hpp"
+#include "tuner/run/stats.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace attn {
+
+enum class Status {
+  ok,              // verified against the reference and timed
+  compile_failed,  // the compiler rejected it; `log` has why
+  launch_failed,   // the runtime refused the launch (geometry, resources)
+  incorrect,       // ran, but missed the tolerance or left elements unwritten
+  skipped,         // not run: a preset breaking a constraint, a device limit exceeded
+  crashed,         // the kernel took its process or context down (illegal address, SIGSEGV)
+  timeout,         // ran past the watchdog
+};
+
+const char* status_name(Status s);
+Status status_from_name(const std::string& name);  // throws Error for an unknown name
+
+// What to run: one configuration of one kernel on one shape.
+struct Job {
+  std::string kernel;
+  std::string shape;
+  Config config;
+  std::string preset;
+
+  std::string key() const;  // "kernel|shape|BLOCK_M=32,..."
+  nlohmann::json to_json() const;
+  static Job from_json(const nlohmann::json& j);
+};
+
+struct ConfigResult {
+  Job job;
+  Status status = Status::skipped;
+  std::string reason;  // one line: why it is not ok
+  std::string log;     // the compiler's log (kept for failures, trimmed for successes)
+  std::string defines; // the exact -D options it was built with
+  std::optional<SampleStats> timing;
+  double gflops = 0;   // FlashAttention's FLOP convention over the median time
+  double gbps = 0;     // bytes each input read once and output written once, over the median
+  double flops = 0;    // of one run, for the record (throughput = flops / median)
+  double bytes = 0;
+  double compile_ms = 0;
+  std::map<std::string, KernelResources> resources;  // per entry point
+  std::optional<VerifyReport> verify;
+  nlohmann::json checks = nlohmann::json::object();  // determinism and other checks, by name
+
+  nlohmann::json to_json() const;
+  static ConfigResult from_json(const nlohmann::json& j);
+};
+
+}  // namespace attn

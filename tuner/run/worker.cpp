@@ -1,0 +1,89 @@
+// The worker process: owns the device context, evaluates jobs sent by the
+// sweep, and exits after a lost context so that the sweep starts a fresh one.
+#include <unistd.h>
+
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "tuner/backend/registry.hpp"
+#include "tuner/check/checks.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/run/config_runner.hpp"
+#include "tuner/run/evaluator.hpp"
+#include "tuner/spec/shape_selection.hpp"
+#include "tuner/spec/spec_loader.hpp"
+
+namespace attn {
+namespace {
+
+void reply(int fd, const nlohmann::json& message) {
+  const std::string line = message.dump() + "\n";
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+int serve_worker(const std::filesystem::path& spec_path, const std::string& shape_selection,
+                 const std::string& device_id, const RunSettings& settings, int fd) {
+  std::unique_ptr<Device> device;
+  std::unique_ptr<Spec> spec;
+  std::unique_ptr<Evaluator> evaluator;
+  try {
+    spec = std::make_unique<Spec>(load_spec(spec_path));
+    select_shapes(*spec, shape_selection);
+    device = open_device(device_id);
+    evaluator = std::make_unique<Evaluator>(*spec, *device, settings);
+    install_checks(*evaluator);
+  } catch (const std::exception& e) {
+    reply(fd, {{"type", "fatal"}, {"message", e.what()}});
+    return 2;
+  }
+  reply(fd, {{"type", "ready"}, {"device", device->info().to_json()}});
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    nlohmann::json request;
+    try {
+      request = nlohmann::json::parse(line);
+    } catch (const std::exception& e) {
+      reply(fd, {{"type", "fatal"}, {"message", fmt::format("bad request: {}", e.what())}});
+      return 2;
+    }
+    const std::string type = request.value("type", "");
+    try {
+      if (type == "prepare") {
+        evaluator->prepare(request.at("shape").get<std::string>());
+        reply(fd, {{"type", "prepared"}});
+      } else if (type == "run") {
+        const Job job = Job::from_json(request.at("job"));
+        reply(fd, {{"type", "result"}, {"result", evaluator->evaluate(job).to_json()}});
+      } else {
+        reply(fd, {{"type", "fatal"}, {"message", fmt::format("unknown request type '{}'", type)}});
+        return 2;
+      }
+    } catch (const DeviceLost& e) {
+      if (type == "run") {
+        ConfigResult crashed;
+        crashed.job = Job::from_json(request.at("job"));
+        crashed.status = Status::crashed;
+        crashed.reason = e.what();
+        reply(fd, {{"type", "result"}, {"result", crashed.to_json()}});
+      } else {
+        reply(fd, {{"type", "error"}, {"message", e.what()}});
+      }
+      return 3;  // the context is unusable: the sweep starts a new worker
+    } catch (const std::exception& e) {
+      reply(fd, {{"type", "error"}, {"message", e.what()}});
+    }
+  }
+  return 0;
+}
+
+}  // namespace attn

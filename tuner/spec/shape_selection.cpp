@@ -1,0 +1,78 @@
+#include "tuner/spec/shape_selection.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "tuner/core/error.hpp"
+#include "tuner/ops/operation.hpp"
+
+namespace attn {
+
+void select_shapes(Spec& spec, const std::string& selection) {
+  if (selection.empty()) return;
+  const Operation& op = find_operation(spec.operation);
+  std::vector<std::string> names;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  std::stringstream in(selection);
+  for (std::string token; std::getline(in, token, ',');) {
+    if (token.empty()) continue;
+    const auto eq = token.find('=');
+    if (eq == std::string::npos) names.push_back(token);
+    else overrides.emplace_back(token.substr(0, eq), token.substr(eq + 1));
+  }
+
+  std::vector<Shape> kept;
+  for (const auto& name : names) kept.push_back(spec.shape(name));  // throws for an unknown name
+  if (names.empty()) kept = spec.shapes;
+
+  if (!overrides.empty()) {
+    const auto fields = op.shape_fields();
+    std::string suffix;
+    for (const auto& [k, v] : overrides) suffix += fmt::format("{}{}={}", suffix.empty() ? "" : ",", k, v);
+    for (auto& shape : kept) {
+      for (const auto& [key, text] : overrides) {
+        const auto f = std::find_if(fields.begin(), fields.end(), [&](const ShapeField& x) { return x.name == key; });
+        if (f == fields.end()) {
+          std::vector<std::string> known;
+          for (const auto& x : fields) known.push_back(x.name);
+          throw UsageError(fmt::format("--shape: '{}' is not a field of operation '{}' (fields: {})", key, op.name(),
+                                       fmt::join(known, ", ")));
+        }
+        if (f->type == ShapeField::Type::Choice) {
+          if (std::find(f->choices.begin(), f->choices.end(), text) == f->choices.end())
+            throw UsageError(fmt::format("--shape: {}={} is not one of: {}", key, text, fmt::join(f->choices, ", ")));
+          shape.fields[key] = text;
+        } else {
+          double value = 0;
+          const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+          if (ec != std::errc() || ptr != text.data() + text.size() ||
+              (f->type == ShapeField::Type::Integer && value != static_cast<long long>(value)))
+            throw UsageError(fmt::format("--shape: {}={}: expected {}", key, text,
+                                         f->type == ShapeField::Type::Integer ? "an integer" : "a number"));
+          if (f->type == ShapeField::Type::Integer) shape.fields[key] = static_cast<long long>(value);
+          else shape.fields[key] = value;
+        }
+      }
+      if (const std::string problem = op.check_shape(shape.fields); !problem.empty())
+        throw UsageError(fmt::format("--shape: shape '{}' with {}: {}", shape.name, suffix, problem));
+      shape.name = fmt::format("{}[{}]", shape.name, suffix);
+    }
+  }
+
+  for (auto& kernel : spec.kernels) {
+    std::vector<std::string> shapes;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      const std::string original = names.empty() ? spec.shapes[i].name : names[i];
+      if (std::find(kernel.shapes.begin(), kernel.shapes.end(), original) != kernel.shapes.end())
+        shapes.push_back(kept[i].name);
+    }
+    kernel.shapes = std::move(shapes);
+  }
+  spec.shapes = std::move(kept);
+}
+
+}  // namespace attn

@@ -1,0 +1,16 @@
+// `--shape`: pick named shapes and/or override fields of the spec's shapes,
+// e.g. `--shape prefill-512,decode-4k` or `--shape Nq=2048,Nkv=2048,causal=1`.
+#pragma once
+
+#include <string>
+
+#include "tuner/spec/spec.hpp"
+
+namespace attn {
+
+// Applies SELECTION to SPEC in place: names keep only those shapes; K=V pairs
+// override fields of every kept shape (renamed "name[K=V,...]") and are
+// validated as the spec's own shapes are. Throws UsageError.
+void select_shapes(Spec& spec, const std::string& selection);
+
+}  // namespace attn

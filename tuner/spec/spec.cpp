@@ -1,0 +1,42 @@
+#include "tuner/spec/spec.hpp"
+
+#include <fmt/format.h>
+
+#include "tuner/core/error.hpp"
+
+namespace attn {
+
+std::string config_key(const Config& config) {
+  std::string key;
+  for (const auto& [name, value] : config) {
+    if (!key.empty()) key += ',';
+    key += fmt::format("{}={}", name, value);
+  }
+  return key;
+}
+
+std::vector<std::string> KernelSpec::param_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, _] : params) names.push_back(name);
+  return names;
+}
+
+std::string KernelSpec::preset_label(const Config& config) const {
+  for (const auto& [label, preset] : presets)
+    if (preset == config) return label;
+  return {};
+}
+
+const Shape& Spec::shape(const std::string& name) const {
+  for (const auto& s : shapes)
+    if (s.name == name) return s;
+  throw UsageError(fmt::format("{}: no shape named '{}'", path.string(), name));
+}
+
+const KernelSpec& Spec::kernel(const std::string& name) const {
+  for (const auto& k : kernels)
+    if (k.name == name) return k;
+  throw UsageError(fmt::format("{}: no kernel named '{}'", path.string(), name));
+}
+
+}  // namespace attn

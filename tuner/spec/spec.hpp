@@ -1,0 +1,79 @@
+// A sweep spec: what to compile, on which shapes, over which parameter space.
+// Loaded and fully validated by load_spec() before any work starts.
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/spec/expression.hpp"
+
+namespace attn {
+
+// One configuration: parameter values in the spec's parameter order.
+using Config = std::vector<std::pair<std::string, long long>>;
+
+// "BLOCK_M=32,BLOCK_N=64": the key a configuration is journaled and ranked under.
+std::string config_key(const Config& config);
+
+struct Shape {
+  std::string name;
+  nlohmann::json fields;  // after the operation's defaults were applied
+};
+
+struct LaunchSpec {
+  std::string entry;
+  std::vector<Expression> grid;   // 1 to 3 expressions: work-groups per dimension
+  std::vector<Expression> block;  // 1 to 3 expressions: work-items per group
+  std::optional<Expression> shared_bytes;
+};
+
+struct Tolerance {
+  double rel_l2 = 1e-4;    // ||out - ref|| / ||ref|| over the verified rows
+  double max_abs = 1e-3;   // largest |out - ref| allowed
+  long long max_rows = 0;  // rows verified against the reference; 0 = the operation's default
+};
+
+struct KernelSpec {
+  std::string name;
+  std::string description;
+  std::vector<std::string> shapes;    // names, in spec order
+  std::vector<std::string> backends;  // subset of the spec's sources
+  std::vector<std::pair<std::string, std::vector<long long>>> params;  // in file order
+  std::vector<std::pair<std::string, Expression>> defines;            // extra -D from the shape
+  std::vector<Expression> constraints;
+  std::vector<LaunchSpec> launches;
+  std::optional<Expression> workspace_bytes;
+  std::vector<std::pair<std::string, Config>> presets;  // label -> configuration, in file order
+  std::string baseline;                                 // a preset label, or empty
+
+  std::vector<std::string> param_names() const;
+  // The label of a preset equal to CONFIG, or empty.
+  std::string preset_label(const Config& config) const;
+};
+
+struct Spec {
+  std::filesystem::path path;  // as given
+  std::string sha256;          // of the file's bytes
+  std::string name;
+  std::string description;
+  std::string operation;
+  std::map<std::string, std::filesystem::path> sources;  // backend -> resolved source path
+  std::vector<std::filesystem::path> include_dirs;       // resolved
+  std::map<std::string, std::vector<std::string>> compiler_options;  // backend -> flags
+  std::string cuda_arch;  // empty = the device's
+  Tolerance tolerance;
+  std::vector<Shape> shapes;
+  std::vector<KernelSpec> kernels;
+
+  const Shape& shape(const std::string& name) const;
+  const KernelSpec& kernel(const std::string& name) const;
+};
+
+}  // namespace attn

@@ -1,0 +1,263 @@
+#include "tuner/spec/spec_loader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "tuner/core/error.hpp"
+#include "tuner/core/identifier.hpp"
+#include "tuner/core/sha256.hpp"
+#include "tuner/core/text_file.hpp"
+#include "tuner/ops/operation.hpp"
+#include "tuner/spec/json_field.hpp"
+
+namespace attn {
+namespace {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+const std::vector<std::string> kBackends = {"opencl", "cuda"};
+
+Expression parse_expression(const JsonField& f, const std::vector<std::string>& names) {
+  try {
+    return Expression(f.expression_text(), names);
+  } catch (const ExpressionError& e) {
+    f.fail(e.what());
+  }
+}
+
+fs::path resolve(const fs::path& spec_dir, const JsonField& f) {
+  const fs::path p = f.string();
+  return (p.is_absolute() ? p : spec_dir / p).lexically_normal();
+}
+
+std::map<std::string, fs::path> load_sources(const JsonField& f, const fs::path& dir) {
+  std::map<std::string, fs::path> sources;
+  for (const auto& [backend, value] : f.members()) {
+    if (std::find(kBackends.begin(), kBackends.end(), backend) == kBackends.end())
+      value.fail(fmt::format("unknown backend (known: {})", fmt::join(kBackends, ", ")));
+    const fs::path path = resolve(dir, value);
+    if (!fs::is_regular_file(path))
+      value.fail(fmt::format("kernel source not found: {} (resolved to {})", value.string(), path.string()));
+    sources[backend] = path;
+  }
+  if (sources.empty()) f.fail("needs at least one kernel source");
+  return sources;
+}
+
+nlohmann::json load_shape(const JsonField& f, const Operation& op) {
+  std::vector<std::string_view> allowed;
+  const auto fields = op.shape_fields();
+  for (const auto& field : fields) allowed.push_back(field.name);
+  if (!f.value().is_object()) f.fail("expected an object of shape fields");
+  for (const auto& [key, value] : f.members())
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      value.fail(fmt::format("unknown shape field for operation '{}' (allowed: {})", op.name(), fmt::join(allowed, ", ")));
+
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& field : fields) {
+    const auto given = f.optional_member(field.name);
+    if (!given) {
+      if (field.default_value.is_string() && field.type == ShapeField::Type::Integer)
+        out[field.name] = out.at(field.default_value.get<std::string>());  // default: another field's value
+      else if (field.required)
+        f.member(field.name);  // fails: missing required field
+      else
+        out[field.name] = field.default_value;
+      continue;
+    }
+    switch (field.type) {
+      case ShapeField::Type::Integer: out[field.name] = given->integer(); break;
+      case ShapeField::Type::Number: out[field.name] = given->number(); break;
+      case ShapeField::Type::Choice: {
+        const std::string s = given->string();
+        if (std::find(field.choices.begin(), field.choices.end(), s) == field.choices.end())
+          given->fail(fmt::format("'{}' is not one of: {}", s, fmt::join(field.choices, ", ")));
+        out[field.name] = s;
+      }
+    }
+  }
+  if (const std::string problem = op.check_shape(out); !problem.empty()) f.fail(problem);
+  return out;
+}
+
+std::vector<Expression> load_dims(const JsonField& f, const std::vector<std::string>& names) {
+  std::vector<Expression> dims;
+  for (const auto& e : f.elements()) dims.push_back(parse_expression(e, names));
+  if (dims.empty() || dims.size() > 3) f.fail("expected 1 to 3 dimensions");
+  return dims;
+}
+
+KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& spec, const Operation& op) {
+  f.expect_object({"description", "shapes", "backends", "params", "defines", "constraints", "launches",
+                   "workspace_bytes", "presets", "baseline"});
+  KernelSpec k;
+  k.name = name;
+  if (auto d = f.optional_member("description")) k.description = d->string();
+
+  const std::vector<std::string> variables = op.variable_names();
+  std::vector<std::string> names = variables;
+  for (const auto& [param, values] : f.member("params").members()) {
+    if (!is_identifier(param)) values.fail("a parameter name must be a C identifier");
+    if (std::find(variables.begin(), variables.end(), param) != variables.end())
+      values.fail(fmt::format("'{}' is a shape variable of operation '{}'; give the parameter another name", param, op.name()));
+    std::vector<long long> list;
+    for (const auto& v : values.elements()) list.push_back(v.integer());
+    if (list.empty()) values.fail("expected at least one value");
+    std::set<long long> unique(list.begin(), list.end());
+    if (unique.size() != list.size()) values.fail("values repeat");
+    k.params.emplace_back(param, std::move(list));
+    names.push_back(param);
+  }
+
+  if (auto shapes = f.optional_member("shapes")) {
+    for (const auto& s : shapes->elements()) {
+      const std::string shape = s.string();
+      if (std::none_of(spec.shapes.begin(), spec.shapes.end(), [&](const Shape& x) { return x.name == shape; }))
+        s.fail(fmt::format("no shape named '{}' in this spec", shape));
+      k.shapes.push_back(shape);
+    }
+  } else {
+    for (const auto& s : spec.shapes) k.shapes.push_back(s.name);
+  }
+
+  if (auto backends = f.optional_member("backends")) {
+    for (const auto& b : backends->elements()) {
+      const std::string backend = b.string();
+      if (!spec.sources.contains(backend)) b.fail(fmt::format("no '{}' source in this spec's sources", backend));
+      k.backends.push_back(backend);
+    }
+  } else {
+    for (const auto& [backend, _] : spec.sources) k.backends.push_back(backend);
+  }
+
+  if (auto defines = f.optional_member("defines")) {
+    for (const auto& [define, expr] : defines->members()) {
+      if (!is_identifier(define)) expr.fail("a define name must be a C identifier");
+      if (std::any_of(k.params.begin(), k.params.end(), [&](auto& p) { return p.first == define; }))
+        expr.fail("already a parameter: parameters are passed as -D options by themselves");
+      k.defines.emplace_back(define, parse_expression(expr, names));
+    }
+  }
+  if (auto constraints = f.optional_member("constraints"))
+    for (const auto& c : constraints->elements()) k.constraints.push_back(parse_expression(c, names));
+
+  const JsonField launches = f.member("launches");
+  for (const auto& l : launches.elements()) {
+    l.expect_object({"entry", "grid", "block", "shared_bytes"});
+    LaunchSpec launch;
+    launch.entry = l.member("entry").identifier("kernel entry point name");
+    launch.grid = load_dims(l.member("grid"), names);
+    launch.block = load_dims(l.member("block"), names);
+    if (auto shared = l.optional_member("shared_bytes")) launch.shared_bytes = parse_expression(*shared, names);
+    k.launches.push_back(std::move(launch));
+  }
+  if (k.launches.empty()) launches.fail("needs at least one launch");
+  if (auto ws = f.optional_member("workspace_bytes")) k.workspace_bytes = parse_expression(*ws, names);
+
+  if (auto presets = f.optional_member("presets")) {
+    for (const auto& [label, values] : presets->members()) {
+      Config config;
+      for (const auto& [param, _] : k.params) {
+        if (!values.has(param)) values.fail(fmt::format("missing a value for parameter '{}'", param));
+        config.emplace_back(param, values.member(param).integer());
+      }
+      for (const auto& [key, value] : values.members())
+        if (std::none_of(k.params.begin(), k.params.end(), [&](auto& p) { return p.first == key; }))
+          value.fail("not a parameter of this kernel");
+      k.presets.emplace_back(label, std::move(config));
+    }
+  }
+  if (auto baseline = f.optional_member("baseline")) {
+    k.baseline = baseline->string();
+    if (std::none_of(k.presets.begin(), k.presets.end(), [&](auto& p) { return p.first == k.baseline; }))
+      baseline->fail(fmt::format("'{}' is not one of this kernel's presets", k.baseline));
+  }
+  return k;
+}
+
+}  // namespace
+
+Spec load_spec(const fs::path& path) {
+  const std::string file = path.string();
+  if (!fs::is_regular_file(path)) throw SpecError(file, "", "spec file not found");
+  const std::string text = read_text_file(path);
+  ojson doc;
+  try {
+    doc = ojson::parse(text);
+  } catch (const ojson::parse_error& e) {
+    throw SpecError(file, "", fmt::format("not valid JSON: {}", e.what()));
+  }
+  const JsonField root(file, "", doc);
+  root.expect_object({"attn_tune_spec", "name", "description", "operation", "sources", "include_dirs",
+                      "compiler_options", "cuda_arch", "verify", "shapes", "kernels"});
+
+  Spec spec;
+  spec.path = path;
+  spec.sha256 = sha256_hex(text);
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+
+  const JsonField version = root.member("attn_tune_spec");
+  if (version.integer() != 1) version.fail("unsupported spec format version (this attn-tune reads version 1)");
+  spec.name = root.member("name").string();
+  if (spec.name.empty() || spec.name.find_first_of("/\\ ") != std::string::npos)
+    root.member("name").fail("must be a non-empty name without spaces or slashes (it names result files)");
+  if (auto d = root.optional_member("description")) spec.description = d->string();
+
+  const JsonField op_field = root.member("operation");
+  spec.operation = op_field.string();
+  const Operation* op = nullptr;
+  try {
+    op = &find_operation(spec.operation);
+  } catch (const UsageError& e) {
+    op_field.fail(e.what());
+  }
+
+  spec.sources = load_sources(root.member("sources"), dir);
+  if (auto includes = root.optional_member("include_dirs")) {
+    for (const auto& inc : includes->elements()) {
+      const fs::path p = resolve(dir, inc);
+      if (!fs::is_directory(p)) inc.fail(fmt::format("include directory not found: {}", p.string()));
+      spec.include_dirs.push_back(p);
+    }
+  }
+  if (auto options = root.optional_member("compiler_options")) {
+    for (const auto& [backend, flags] : options->members()) {
+      if (!spec.sources.contains(backend)) flags.fail(fmt::format("no '{}' source in this spec's sources", backend));
+      for (const auto& flag : flags.elements()) spec.compiler_options[backend].push_back(flag.string());
+    }
+  }
+  if (auto arch = root.optional_member("cuda_arch")) {
+    spec.cuda_arch = arch->string();
+    if (!std::regex_match(spec.cuda_arch, std::regex("sm_[0-9]+a?")))
+      arch->fail("expected a CUDA architecture like sm_90 or sm_90a");
+  }
+
+  const JsonField shapes = root.member("shapes");
+  for (const auto& [name, fields] : shapes.members()) spec.shapes.push_back(Shape{name, load_shape(fields, *op)});
+  if (spec.shapes.empty()) shapes.fail("needs at least one shape");
+
+  spec.tolerance = op->default_tolerance(spec.shapes.front().fields);
+  if (auto verify = root.optional_member("verify")) {
+    verify->expect_object({"rel_l2", "max_abs", "max_rows"});
+    if (auto v = verify->optional_member("rel_l2")) spec.tolerance.rel_l2 = v->number();
+    if (auto v = verify->optional_member("max_abs")) spec.tolerance.max_abs = v->number();
+    if (auto v = verify->optional_member("max_rows")) spec.tolerance.max_rows = v->integer();
+    if (!(spec.tolerance.rel_l2 > 0) || !(spec.tolerance.max_abs > 0)) verify->fail("tolerances must be > 0");
+  }
+
+  const JsonField kernels = root.member("kernels");
+  for (const auto& [name, k] : kernels.members()) {
+    if (!is_identifier(name)) k.fail("a kernel name must be an identifier");
+    spec.kernels.push_back(load_kernel(name, k, spec, *op));
+  }
+  if (spec.kernels.empty()) kernels.fail("needs at least one kernel");
+  return spec;
+}
+
+}  // namespace attn
