@@ -82,13 +82,13 @@ void add_bench_command(CLI::App& app, Context& ctx) {
     const Config config = parse_set(kernel, preset, set);
     std::vector<std::string> backends;
     for (const auto& [b, _] : spec.sources) backends.push_back(b);
-    const std::string device = device_id.empty() ? best_device_id(backends) : device_id;
+    const std::string device = device_id.empty() ? best_device_id(backends) : require_device(device_id);
     auto runner = settings.isolate ? make_worker_runner(spec, device, settings, shapes)
                                    : make_in_process_runner(spec, device, settings);
 
     nlohmann::json all = nlohmann::json::array();
     bool any_failed = false;
-    fmt::print("{} on {} ({})\n", config_key(config), runner->device_info().name, runner->device_info().id);
+    if (!json) fmt::print("{} on {} ({})\n", config_key(config), runner->device_info().name, runner->device_info().id);
     for (const auto& shape : kernel.shapes) {
       const ConfigResult r = runner->run(Job{kernel.name, shape, config, kernel.preset_label(config)});
       all.push_back(r.to_json());

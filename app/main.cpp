@@ -32,6 +32,10 @@ int main(int argc, char** argv) {
   cli::add_bench_command(app, ctx);
   cli::add_worker_command(app, ctx);
 
+  if (argc == 1) {
+    fmt::print(stderr, "{}", app.help());
+    return cli::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

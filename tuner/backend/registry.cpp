@@ -70,6 +70,13 @@ std::unique_ptr<Device> open_device(const std::string& id) {
   throw UsageError(fmt::format("no device '{}' (ids look like opencl:0:0 or cuda:0); devices found:{}", id, known_devices()));
 }
 
+std::string require_device(const std::string& id) {
+  const DeviceListing listing = list_devices();
+  for (const auto& d : listing.devices)
+    if (d.id == id) return id;
+  throw UsageError(fmt::format("no device '{}'; devices found:{}", id, known_devices()));
+}
+
 std::string best_device_id(const std::vector<std::string>& backends) {
   DeviceListing listing = list_devices();
   std::erase_if(listing.devices, [&](const DeviceInfo& d) {

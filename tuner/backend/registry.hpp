@@ -19,6 +19,10 @@ DeviceListing list_devices();
 // Opens "opencl:P:D" or "cuda:N". An unknown id throws UsageError listing the devices that exist.
 std::unique_ptr<Device> open_device(const std::string& id);
 
+// Returns ID when a device of that id is listed; throws UsageError listing the
+// devices found otherwise. Lets the CLI reject a bad --device before starting workers.
+std::string require_device(const std::string& id);
+
 // The device a sweep runs on when --device is not given: a GPU before an
 // accelerator before a CPU, CUDA before OpenCL, among the backends the spec has
 // sources for. Throws UsageError when none fits.

@@ -217,8 +217,7 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult&
         converged = true;
         break;
       }
-      if (n >= t.max_samples || (n >= t.min_samples && wall >= t.max_time_s)) break;
-      if (n >= 2 && wall >= 4 * t.max_time_s) break;  // one sample is longer than the budget
+      if (n >= t.max_samples || (n >= t.min_samples && wall >= t.max_time_s) || wall >= t.timeout_s) break;
     }
     SampleStats stats = SampleStats::of(samples);
     stats.converged = converged;

@@ -4,7 +4,8 @@ namespace attn {
 
 nlohmann::json TimingSettings::to_json() const {
   return {{"warmup_runs", warmup_runs}, {"min_samples", min_samples}, {"max_samples", max_samples},
-          {"max_noise", max_noise},     {"max_time_s", max_time_s},   {"flush_cache", flush_cache}};
+          {"max_noise", max_noise},     {"max_time_s", max_time_s},   {"timeout_s", timeout_s},
+          {"flush_cache", flush_cache}};
 }
 
 TimingSettings TimingSettings::from_json(const nlohmann::json& j) {
@@ -14,6 +15,7 @@ TimingSettings TimingSettings::from_json(const nlohmann::json& j) {
   t.max_samples = j.value("max_samples", t.max_samples);
   t.max_noise = j.value("max_noise", t.max_noise);
   t.max_time_s = j.value("max_time_s", t.max_time_s);
+  t.timeout_s = j.value("timeout_s", t.timeout_s);
   t.flush_cache = j.value("flush_cache", t.flush_cache);
   return t;
 }

@@ -15,7 +15,8 @@ struct TimingSettings {
   int min_samples = 10;
   int max_samples = 1000;
   double max_noise = 0.005;   // stop once stddev/mean <= this (0.5%)
-  double max_time_s = 1.0;    // stop sampling after this much wall time, converged or not
+  double max_time_s = 1.0;    // after min_samples, stop sampling after this much wall time, converged or not
+  double timeout_s = 15.0;    // stop sampling after this much wall time even before min_samples (slow kernels)
   bool flush_cache = true;    // evict the last-level cache before every sample
 
   nlohmann::json to_json() const;

@@ -70,7 +70,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
 
   std::vector<std::string> backends;
   for (const auto& [backend, _] : spec.sources) backends.push_back(backend);
-  const std::string device_id = options.device_id.empty() ? best_device_id(backends) : options.device_id;
+  const std::string device_id = options.device_id.empty() ? best_device_id(backends) : require_device(options.device_id);
 
   RunSettings settings = options.settings;
   auto runner = settings.isolate ? make_worker_runner(spec, device_id, settings, options.shape_selection)

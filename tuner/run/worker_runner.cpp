@@ -16,7 +16,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+fs::path& worker_executable_override() {
+  static fs::path exe;
+  return exe;
+}
+
 std::string self_executable() {
+  if (!worker_executable_override().empty()) return worker_executable_override().string();
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error(fmt::format("cannot find the attn-tune executable (/proc/self/exe): {}", ec.message()));
@@ -147,6 +153,8 @@ class WorkerRunner final : public ConfigRunner {
 };
 
 }  // namespace
+
+void set_worker_executable(const fs::path& exe) { worker_executable_override() = exe; }
 
 std::unique_ptr<ConfigRunner> make_worker_runner(const Spec& spec, const std::string& device_id,
                                                  const RunSettings& settings, const std::string& shape_selection) {

@@ -6,7 +6,6 @@
 #include <fmt/ranges.h>
 #include <muParserInt.h>
 
-#include "tuner/core/identifier.hpp"
 
 namespace attn {
 namespace {
@@ -49,15 +48,14 @@ Expression::Expression(std::string text, const std::vector<std::string>& names)
   for (const auto& name : names) impl_->parser.DefineVar(name, &impl_->slots[name]);
   try {
     impl_->parser.SetExpr(text_);
+    // Parses with undefined names allowed and lists every name used: syntax errors throw here.
     for (const auto& [name, _] : impl_->parser.GetUsedVar()) used_.push_back(name);
   } catch (const mu::ParserError& e) {
-    const std::string token = e.GetToken();
-    std::string trimmed = token.substr(0, token.find_first_of(" +-*/%()<>=!&|?:,"));
-    if (is_identifier(trimmed) && !impl_->slots.contains(trimmed))
-      throw ExpressionError(fmt::format("unknown name '{}' in \"{}\" (known: {})", trimmed, text_,
-                                        fmt::join(names, ", ")));
     throw ExpressionError(fmt::format("cannot parse \"{}\": {}", text_, e.GetMsg()));
   }
+  for (const auto& name : used_)
+    if (!impl_->slots.contains(name))
+      throw ExpressionError(fmt::format("unknown name '{}' in \"{}\" (known: {})", name, text_, fmt::join(names, ", ")));
 }
 
 Expression::Expression(Expression&&) noexcept = default;

@@ -1,0 +1,65 @@
+#include "tests/support/test_support.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "tuner/core/text_file.hpp"
+
+namespace attn::test {
+
+namespace fs = std::filesystem;
+
+fs::path source_dir() { return ATTN_TUNE_SOURCE_DIR; }
+fs::path binary() { return ATTN_TUNE_BINARY; }
+fs::path data(const std::string& name) { return source_dir() / "tests" / "data" / name; }
+
+TempDir::TempDir() {
+  std::random_device rd;
+  path_ = fs::temp_directory_path() / ("attn-tune-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  fs::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+fs::path TempDir::write(const std::string& name, const std::string& text) const {
+  const fs::path p = path_ / name;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+  return p;
+}
+
+CommandResult run_cli(const std::vector<std::string>& args) {
+  TempDir io;
+  const fs::path out = io / "stdout", err = io / "stderr";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(source_dir().c_str()) != 0) ::_exit(126);
+    std::FILE* o = std::freopen(out.c_str(), "w", stdout);
+    std::FILE* e = std::freopen(err.c_str(), "w", stderr);
+    if (!o || !e) ::_exit(126);
+    std::vector<char*> argv;
+    const std::string exe = binary().string();
+    argv.push_back(const_cast<char*>(exe.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(exe.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text_file(out);
+  r.err = read_text_file(err);
+  return r;
+}
+
+}  // namespace attn::test

@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/support/test_support.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/run/journal.hpp"
+
+namespace attn {
+namespace {
+
+ConfigResult result(const std::string& key_value, Status status) {
+  ConfigResult r;
+  r.job = Job{"k", "s", {{"BLOCK_M", std::stoll(key_value)}}, ""};
+  r.status = status;
+  r.reason = "why";
+  if (status == Status::ok) r.timing = SampleStats::of({1.0, 1.1, 0.9});
+  return r;
+}
+
+TEST(Journal, AppendsAndReadsBack) {
+  test::TempDir dir;
+  const Journal::Header header{"abc", "opencl:0:0", 7};
+  {
+    Journal j(dir / "j.jsonl", header, true);
+    j.append(result("16", Status::ok));
+    j.append(result("32", Status::compile_failed));
+  }
+  bool finished = true;
+  const auto back = Journal::read(dir / "j.jsonl", header, &finished);
+  EXPECT_FALSE(finished);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back.at("k|s|BLOCK_M=16").status, Status::ok);
+  EXPECT_NEAR(back.at("k|s|BLOCK_M=16").timing->median_ms, 1.0, 1e-12);
+  EXPECT_EQ(back.at("k|s|BLOCK_M=32").status, Status::compile_failed);
+}
+
+TEST(Journal, TornLastLineFromAKillIsIgnored) {
+  test::TempDir dir;
+  const Journal::Header header{"abc", "opencl:0:0", 7};
+  {
+    Journal j(dir / "j.jsonl", header, true);
+    j.append(result("16", Status::ok));
+  }
+  std::ofstream(dir / "j.jsonl", std::ios::app) << "{\"type\":\"result\",\"result\":{\"kern";
+  EXPECT_EQ(Journal::read(dir / "j.jsonl", header).size(), 1u);
+}
+
+TEST(Journal, RefusesAJournalOfAnotherSpecDeviceOrSeed) {
+  test::TempDir dir;
+  {
+    Journal j(dir / "j.jsonl", {"abc", "opencl:0:0", 7}, true);
+    j.append(result("16", Status::ok));
+  }
+  EXPECT_THROW(Journal::read(dir / "j.jsonl", {"abd", "opencl:0:0", 7}), Error);
+  EXPECT_THROW(Journal::read(dir / "j.jsonl", {"abc", "cuda:0", 7}), Error);
+  EXPECT_THROW(Journal::read(dir / "j.jsonl", {"abc", "opencl:0:0", 8}), Error);
+}
+
+TEST(Journal, FinishedMarker) {
+  test::TempDir dir;
+  const Journal::Header header{"abc", "opencl:0:0", 7};
+  {
+    Journal j(dir / "j.jsonl", header, true);
+    j.mark_finished();
+  }
+  bool finished = false;
+  Journal::read(dir / "j.jsonl", header, &finished);
+  EXPECT_TRUE(finished);
+}
+
+}  // namespace
+}  // namespace attn
