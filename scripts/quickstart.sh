@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# From a fresh machine to a leaderboard: installs what is missing, builds
+# attn-tune, lists the devices and sweeps seed 004's flash attention kernel
+# (combinations A-H and more) on the best device present. On a machine whose
+# best device is the CPU (PoCL) it sweeps the small shapes, which take minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake --preset dev
+cmake --build --preset dev -j "$(nproc)"
+bin=build/app/attn-tune
+"$bin" devices
+spec=configs/flash_attn_f32_f16.json
+if "$bin" devices | grep -q '\[gpu\]'; then
+  echo "quickstart: sweeping $spec on the best GPU"
+else
+  spec=configs/flash_attn_f32_f16_small.json
+  echo "quickstart: no GPU found; sweeping $spec on the CPU through PoCL"
+fi
+"$bin" sweep "$spec" --overwrite "$@"

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds attn-tune with warnings as errors and runs the whole test suite (ctest).
+# Needs no GPU: OpenCL kernels run on PoCL, CUDA kernels are compiled with NVRTC.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+cmake --preset ci
+cmake --build --preset ci -j "$jobs"
+ctest --preset ci -j "$jobs" "$@"
