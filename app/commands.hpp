@@ -17,6 +17,11 @@ struct Context {
 void add_devices_command(CLI::App& app, Context& ctx);
 void add_sweep_command(CLI::App& app, Context& ctx);
 void add_bench_command(CLI::App& app, Context& ctx);
+void add_compile_command(CLI::App& app, Context& ctx);
+void add_determinism_command(CLI::App& app, Context& ctx);
+void add_export_command(CLI::App& app, Context& ctx);
+void add_gate_command(CLI::App& app, Context& ctx);
+void add_report_command(CLI::App& app, Context& ctx);
 void add_worker_command(CLI::App& app, Context& ctx);
 
 }  // namespace attn::cli

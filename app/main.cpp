@@ -30,6 +30,11 @@ int main(int argc, char** argv) {
   cli::add_devices_command(app, ctx);
   cli::add_sweep_command(app, ctx);
   cli::add_bench_command(app, ctx);
+  cli::add_compile_command(app, ctx);
+  cli::add_determinism_command(app, ctx);
+  cli::add_export_command(app, ctx);
+  cli::add_gate_command(app, ctx);
+  cli::add_report_command(app, ctx);
   cli::add_worker_command(app, ctx);
 
   if (argc == 1) {

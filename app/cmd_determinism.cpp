@@ -1,0 +1,8 @@
+// attn-tune determinism: not implemented yet.
+#include "commands.hpp"
+
+namespace attn::cli {
+
+void add_determinism_command(CLI::App& /*app*/, Context& /*ctx*/) {}
+
+}  // namespace attn::cli
