@@ -65,9 +65,9 @@ struct OccupancyResult {
   int blocks_per_sm = 0;        // resident blocks
   int warps_per_sm = 0;         // resident warps
   double occupancy = 0;         // warps_per_sm / max_warps_per_sm, 0..1
-  // Per-limit block counts (INT_MAX-free: a limit that does not apply equals max_blocks_per_sm
-  // or more), and which one (or ones, ", "-joined) binds: "warps", "blocks", "registers",
-  // "shared memory", "barriers".
+  // Blocks per SM each resource allows (one that does not apply reads 1048576), and which
+  // one (or ones, ", "-joined) binds: "warps", "blocks", "registers", "shared memory",
+  // "barriers".
   int limit_warps = 0, limit_blocks = 0, limit_registers = 0, limit_shared = 0, limit_barriers = 0;
   std::string limited_by;
   int registers_per_block = 0;        // allocated

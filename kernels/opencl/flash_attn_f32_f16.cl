@@ -1,0 +1,346 @@
+/* Flash attention, Q/O float, K/V half (llama.cpp's flash_attn_f32_f16.cl design,
+ * seed 004): prefill `flash_attn_f32_f16` and single-query decode
+ * `flash_attn_f32_f16_q1`. Contract: common/attn_params.h.
+ *
+ * Builds without cl_khr_fp16 (PoCL): K, V and the mask are only ever read with
+ * vload_half*, no half variable or half arithmetic appears.
+ *
+ * Prefill launch: grid [ceil_div(Nq, BLOCK_M), Hq, B], block [BLOCK_M].
+ * Decode launch:  grid [Hq, B], block [DEC_WG_SIZE]. No workspace.
+ */
+#include "common/attn_params.h"
+
+/* ---- compile-time shape and tunables ---------------------------------- */
+
+#ifndef DK
+#define DK 128
+#endif
+#ifndef DV
+#define DV DK
+#endif
+
+/* Query rows per work-group, one per work-item. More rows share each staged
+ * K/V tile (less global traffic per row) but leave fewer work-groups. */
+#ifndef BLOCK_M
+#define BLOCK_M 32
+#endif
+/* KV rows staged in local memory per step: LDS = 4*BLOCK_N*(DK + DV_TILE) bytes,
+ * two barriers per step. */
+#ifndef BLOCK_N
+#define BLOCK_N 32
+#endif
+/* Output columns per pass. The per-work-item accumulator is DV_TILE floats on
+ * top of the DK floats of q; DV/DV_TILE passes each re-walk all of K and V.
+ * Small tiles avoid register spills, large ones avoid the re-walks. */
+#ifndef DV_TILE
+#if DV < 32
+#define DV_TILE DV
+#else
+#define DV_TILE 32
+#endif
+#endif
+
+/* Decode: work-items per (head, sequence); each owns the keys lid, lid+WG, ... */
+#ifndef DEC_WG_SIZE
+#define DEC_WG_SIZE 64
+#endif
+/* Decode output columns per pass; 0 = all of DV in one pass (no K re-walk). */
+#ifndef DEC_DV_TILE
+#define DEC_DV_TILE 0
+#endif
+/* Columns combined per step of the decode reduction: its local memory stays
+ * 4*(DEC_WG_SIZE*(DEC_RED_COLS+4) + DK) bytes whatever DEC_DV_TILE is. */
+#ifndef DEC_RED_COLS
+#define DEC_RED_COLS 16
+#endif
+
+#if DEC_DV_TILE == 0
+#define DEC_DVT DV
+#else
+#define DEC_DVT DEC_DV_TILE
+#endif
+
+#if DEC_DVT < DEC_RED_COLS
+#define DEC_RC0 DEC_DVT
+#else
+#define DEC_RC0 DEC_RED_COLS
+#endif
+#if DEC_WG_SIZE < DEC_RC0
+#define DEC_RC DEC_WG_SIZE
+#else
+#define DEC_RC DEC_RC0
+#endif
+
+#define DK4 (DK / 4)
+#define DVT4 (DV_TILE / 4)
+#define DEC_DVT4 (DEC_DVT / 4)
+
+#if DK < 4 || DK % 4 != 0 || DV < 4 || DV % 4 != 0
+#error "DK and DV must be positive multiples of 4"
+#endif
+#if BLOCK_M < 1 || BLOCK_N < 1
+#error "BLOCK_M and BLOCK_N must be positive"
+#endif
+#if DV_TILE < 4 || DV_TILE % 4 != 0 || DV % DV_TILE != 0
+#error "DV_TILE must be a multiple of 4 that divides DV"
+#endif
+#if DEC_WG_SIZE < 1 || (DEC_WG_SIZE & (DEC_WG_SIZE - 1)) != 0
+#error "DEC_WG_SIZE must be a power of two (tree reduction)"
+#endif
+#if DEC_DVT < 4 || DEC_DVT % 4 != 0 || DV % DEC_DVT != 0
+#error "DEC_DV_TILE must be 0 or a multiple of 4 that divides DV"
+#endif
+#if DEC_RC < 4 || DEC_RC % 4 != 0 || DEC_DVT % DEC_RC != 0 || DEC_WG_SIZE % DEC_RC != 0
+#error "DEC_RED_COLS (and DEC_WG_SIZE) must be multiples of 4 dividing DEC_DV_TILE (or DV) and DEC_WG_SIZE"
+#endif
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* llama.cpp's ALiBi slope, from the float bases the host computed. */
+inline float alibi_slope(const attn_params p, int h) {
+    if (p.max_bias <= 0.0f) return 0.0f;
+    return h < p.n_head_log2 ? pown(p.m0, h + 1) : pown(p.m1, 2 * (h - p.n_head_log2) + 1);
+}
+
+/* Keys [*lo, *hi) that causal and window leave to the query at position pos. */
+inline void key_range(const attn_params p, int pos, int* lo, int* hi) {
+    int a = 0, e = p.Nkv;
+    if (p.causal) e = min(e, pos + 1);
+    if (p.window > 0) {
+        a = max(a, pos - p.window);
+        e = min(e, pos + p.window + 1);
+    }
+    *lo = a;
+    *hi = e;
+}
+
+/* ---- prefill ---------------------------------------------------------- */
+
+__kernel __attribute__((reqd_work_group_size(BLOCK_M, 1, 1)))
+void flash_attn_f32_f16(__global const float* q, __global const half* k, __global const half* v,
+                        __global const half* mask, __global const float* sinks,
+                        __global float* o, __global float* ws, const attn_params p) {
+    const int lid = get_local_id(0);
+    const int row0 = get_group_id(0) * BLOCK_M;
+    const int h = get_group_id(1);
+    const int b = get_group_id(2);
+    const int hk = h / p.q_per_kv;
+    const int i = row0 + lid;
+    const bool active = i < p.Nq;  /* tail rows only help stage tiles */
+
+    /* K is staged as float: converted once per tile instead of once per row
+     * that reads it, at twice the LDS of half. V holds only this pass's columns. */
+    __local float4 Ks[BLOCK_N * DK4];
+    __local float4 Vs[BLOCK_N * DVT4];
+
+    /* Keys any row of this work-group attends (uniform, so barriers stay legal):
+     * causal and window skip whole tiles rather than masking them. */
+    const int last = min(row0 + BLOCK_M, p.Nq) - 1;
+    int kv_lo, kv_hi, lo_last, hi_first;
+    key_range(p, p.kv_offset + row0, &kv_lo, &hi_first);
+    key_range(p, p.kv_offset + last, &lo_last, &kv_hi);
+
+    const int pos = p.kv_offset + i;
+    int lo, hi;
+    key_range(p, pos, &lo, &hi);
+    if (!active) hi = lo;
+
+    /* q stays in registers for every pass: DK floats per work-item, the fixed
+     * part of the register pressure that seed 004's DV tiling works around. */
+    float4 q_priv[DK4];
+    const __global float* qrow = q + (((size_t)b * p.Hq + h) * p.Nq + (active ? i : 0)) * DK;
+#pragma unroll
+    for (int c = 0; c < DK4; ++c) q_priv[c] = vload4(c, qrow) * p.scale;
+
+    const float slope = alibi_slope(p, h);
+    const float sink = p.has_sinks ? sinks[h] : -INFINITY;
+    const __global half* mrow = mask + ((size_t)b * p.Nq + (active ? i : 0)) * p.Nkv;
+    const __global half* kbase = k + ((size_t)b * p.Hkv + hk) * p.Nkv * DK;
+    const __global half* vbase = v + ((size_t)b * p.Hkv + hk) * p.Nkv * DV;
+    __global float* orow = o + (((size_t)b * p.Hq + h) * p.Nq + i) * DV;
+
+    for (int dv0 = 0; dv0 < DV; dv0 += DV_TILE) {
+        /* The sink starts the running max and contributes exp(sink - m) = 1. */
+        float m = sink;
+        float l = p.has_sinks ? 1.0f : 0.0f;
+        float4 o_acc[DVT4];
+#pragma unroll
+        for (int c = 0; c < DVT4; ++c) o_acc[c] = (float4)(0.0f);
+
+        for (int j0 = kv_lo; j0 < kv_hi; j0 += BLOCK_N) {
+            for (int idx = lid; idx < BLOCK_N * DK4; idx += BLOCK_M) {
+                const int j = j0 + idx / DK4;
+                Ks[idx] = j < kv_hi ? vload_half4(0, kbase + (size_t)j * DK + 4 * (idx % DK4)) : (float4)(0.0f);
+            }
+            for (int idx = lid; idx < BLOCK_N * DVT4; idx += BLOCK_M) {
+                const int j = j0 + idx / DVT4;
+                Vs[idx] = j < kv_hi ? vload_half4(0, vbase + (size_t)j * DV + dv0 + 4 * (idx % DVT4)) : (float4)(0.0f);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+
+            const int ja = max(lo - j0, 0), jb = min(hi - j0, BLOCK_N);
+            for (int jj = ja; jj < jb; ++jj) {
+                const int j = j0 + jj;
+                /* Every work-item reads the same Ks row: an LDS broadcast. */
+                float4 acc = (float4)(0.0f);
+#pragma unroll
+                for (int c = 0; c < DK4; ++c) acc = mad(q_priv[c], Ks[jj * DK4 + c], acc);
+                float s = (acc.x + acc.y) + (acc.z + acc.w);
+                /* Mask rows are per work-item (stride Nkv apart): each walks its
+                 * own row sequentially, so cache lines are reused across jj. */
+                if (p.has_mask) s += vload_half(j, mrow);
+                s = mad(-slope, (float)abs(pos - j), s);
+                if (!(s > -INFINITY)) continue;  /* -inf mask entry: no weight, and no exp(-inf - -inf) */
+                /* Online softmax one key at a time: no score array in registers or
+                 * LDS; the rescale runs only when the max grows. */
+                if (s > m) {
+                    const float corr = exp(m - s);  /* m may be -inf: corr = 0 */
+                    l *= corr;
+#pragma unroll
+                    for (int c = 0; c < DVT4; ++c) o_acc[c] *= corr;
+                    m = s;
+                }
+                const float pj = exp(s - m);
+                l += pj;
+#pragma unroll
+                for (int c = 0; c < DVT4; ++c) o_acc[c] = mad((float4)(pj), Vs[jj * DVT4 + c], o_acc[c]);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+
+        if (active) {
+            const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+#pragma unroll
+            for (int c = 0; c < DVT4; ++c) vstore4(o_acc[c] * inv, 0, orow + dv0 + 4 * c);
+        }
+    }
+}
+
+/* ---- decode ----------------------------------------------------------- */
+
+/* Partial softmax states (m, l) of two halves of the work-group, merged. */
+inline void merge_ml(float ma, float la, float mb, float lb, float* m, float* l) {
+    const float mx = fmax(ma, mb);
+    *m = mx;
+    *l = mx == -INFINITY ? 0.0f : la * exp(ma - mx) + lb * exp(mb - mx);
+}
+
+__kernel __attribute__((reqd_work_group_size(DEC_WG_SIZE, 1, 1)))
+void flash_attn_f32_f16_q1(__global const float* q, __global const half* k, __global const half* v,
+                           __global const half* mask, __global const float* sinks,
+                           __global float* o, __global float* ws, const attn_params p) {
+    const int lid = get_local_id(0);
+    const int h = get_group_id(0);
+    const int b = get_group_id(1);
+    const int hk = h / p.q_per_kv;
+
+    /* q is the same for every work-item: one copy in LDS (broadcast reads)
+     * leaves the registers to the DEC_DV_TILE accumulator. */
+    __local float4 q_l[DK4];
+    __local float red_m[DEC_WG_SIZE];
+    __local float red_l[DEC_WG_SIZE];
+    /* +1 column: rows written by consecutive work-items fall in distinct banks. */
+    __local float red_o[DEC_WG_SIZE * (DEC_RC + 1)];
+    __local float red_p[DEC_WG_SIZE];
+
+    const float slope = alibi_slope(p, h);
+    const __global half* kbase = k + ((size_t)b * p.Hkv + hk) * p.Nkv * DK;
+    const __global half* vbase = v + ((size_t)b * p.Hkv + hk) * p.Nkv * DV;
+    /* Work-item 0 alone carries the sink, so it is counted once after the merge. */
+    const bool own_sink = p.has_sinks && lid == 0;
+    const float sink = own_sink ? sinks[h] : -INFINITY;
+
+    /* Nq is 1 for decode; more rows are handled one after another (correct, slow). */
+    for (int i = 0; i < p.Nq; ++i) {
+        const __global float* qrow = q + (((size_t)b * p.Hq + h) * p.Nq + i) * DK;
+        const __global half* mrow = mask + ((size_t)b * p.Nq + i) * p.Nkv;
+        __global float* orow = o + (((size_t)b * p.Hq + h) * p.Nq + i) * DV;
+        const int pos = p.kv_offset + i;
+        int lo, hi;
+        key_range(p, pos, &lo, &hi);
+
+        barrier(CLK_LOCAL_MEM_FENCE);  /* previous row is done reading q_l */
+        for (int c = lid; c < DK4; c += DEC_WG_SIZE) q_l[c] = vload4(c, qrow) * p.scale;
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        for (int dv0 = 0; dv0 < DV; dv0 += DEC_DVT) {
+            float m = sink;
+            float l = own_sink ? 1.0f : 0.0f;
+            float4 o_acc[DEC_DVT4];
+#pragma unroll
+            for (int c = 0; c < DEC_DVT4; ++c) o_acc[c] = (float4)(0.0f);
+
+            /* Strided keys: balanced for any Nkv, and a warp's loads of one
+             * chunk index touch DEC_WG_SIZE neighbouring rows. */
+            for (int j = lo + lid; j < hi; j += DEC_WG_SIZE) {
+                float s = p.has_mask ? vload_half(j, mrow) : 0.0f;
+                if (!(s > -INFINITY)) continue;  /* masked: skip the K/V reads too */
+                const __global half* krow = kbase + (size_t)j * DK;
+                float4 acc = (float4)(0.0f);
+#pragma unroll 8
+                for (int c = 0; c < DK4; ++c) acc = mad(q_l[c], vload_half4(c, krow), acc);
+                s += (acc.x + acc.y) + (acc.z + acc.w);
+                s = mad(-slope, (float)abs(pos - j), s);
+                if (s > m) {
+                    const float corr = exp(m - s);
+                    l *= corr;
+#pragma unroll
+                    for (int c = 0; c < DEC_DVT4; ++c) o_acc[c] *= corr;
+                    m = s;
+                }
+                const float pj = exp(s - m);
+                l += pj;
+                const __global half* vrow = vbase + (size_t)j * DV + dv0;
+#pragma unroll
+                for (int c = 0; c < DEC_DVT4; ++c) o_acc[c] = mad((float4)(pj), vload_half4(c, vrow), o_acc[c]);
+            }
+
+            /* Merge (m, l) over the work-group: fixed tree, so deterministic.
+             * Every pass gets the same (m, l); redoing it costs log2(WG) barriers. */
+            red_m[lid] = m;
+            red_l[lid] = l;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int s2 = DEC_WG_SIZE / 2; s2 > 0; s2 >>= 1) {
+                if (lid < s2) {
+                    float mm, ll;
+                    merge_ml(red_m[lid], red_l[lid], red_m[lid + s2], red_l[lid + s2], &mm, &ll);
+                    red_m[lid] = mm;
+                    red_l[lid] = ll;
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            const float M = red_m[0], L = red_l[0];
+            /* This work-item's share of the output, already normalised. */
+            const float f = (m == -INFINITY || !(L > 0.0f)) ? 0.0f : exp(m - M) / L;
+
+            /* Sum the partial accumulators DEC_RC columns at a time: work-item
+             * (g, c) adds rows g*RC .. g*RC+RC-1 of column c, then RC work-items
+             * add the WG/RC group sums, both in a fixed order. */
+#pragma unroll
+            for (int cc = 0; cc < DEC_DVT; cc += DEC_RC) {
+#pragma unroll
+                for (int t = 0; t < DEC_RC; t += 4) {
+                    const float4 x = o_acc[(cc + t) / 4] * f;
+                    __local float* r = red_o + lid * (DEC_RC + 1) + t;
+                    r[0] = x.x;
+                    r[1] = x.y;
+                    r[2] = x.z;
+                    r[3] = x.w;
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                {
+                    const int c = lid % DEC_RC, g = lid / DEC_RC;
+                    float sum = 0.0f;
+                    for (int t = 0; t < DEC_RC; ++t) sum += red_o[(g * DEC_RC + t) * (DEC_RC + 1) + c];
+                    red_p[lid] = sum;
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (lid < DEC_RC) {
+                    float sum = 0.0f;
+                    for (int g = 0; g < DEC_WG_SIZE / DEC_RC; ++g) sum += red_p[g * DEC_RC + lid];
+                    orow[dv0 + cc + lid] = sum;
+                }
+            }
+        }
+    }
+}
