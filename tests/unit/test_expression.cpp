@@ -41,6 +41,14 @@ TEST(Expression, SyntaxErrorsAndDivisionByZeroThrowInsteadOfCrashing) {
   EXPECT_THROW(mod.eval({{"D", 1}, {"BLOCK_M", 32}}), ExpressionError);
 }
 
+TEST(Expression, SizesPast32BitsDoNotOverflow) {
+  const Bindings b = {{"D", 8192}, {"DV_TILE", 12}, {"BLOCK_M", 8192}, {"Nq", 4}};
+  EXPECT_EQ(Expression("D * BLOCK_M * DV_TILE * Nq", kNames).eval(b), 8192LL * 8192 * 12 * 4);
+  EXPECT_EQ(Expression("D * BLOCK_M * DV_TILE * Nq / 3", kNames).eval(b), 8192LL * 8192 * 12 * 4 / 3);
+  EXPECT_EQ(Expression("max(D * BLOCK_M * Nq * DV_TILE, 1) > 2147483647", kNames).eval(b), 1);
+  EXPECT_EQ(Expression("-D + 1", kNames).eval(b), -8191);
+}
+
 TEST(Expression, MissingBindingIsAnError) {
   const Expression e("D + Nq", kNames);
   EXPECT_THROW(e.eval({{"D", 1}}), ExpressionError);

@@ -26,9 +26,11 @@ TEST(Journal, AppendsAndReadsBack) {
     j.append(result("16", Status::ok));
     j.append(result("32", Status::compile_failed));
   }
-  bool finished = true;
-  const auto back = Journal::read(dir / "j.jsonl", header, &finished);
-  EXPECT_FALSE(finished);
+  const auto contents = Journal::read(dir / "j.jsonl", header);
+  EXPECT_TRUE(contents.exists);
+  EXPECT_FALSE(contents.finished);
+  EXPECT_TRUE(contents.mismatch.empty());
+  const auto& back = contents.results;
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back.at("k|s|BLOCK_M=16").status, Status::ok);
   EXPECT_NEAR(back.at("k|s|BLOCK_M=16").timing->median_ms, 1.0, 1e-12);
@@ -43,18 +45,19 @@ TEST(Journal, TornLastLineFromAKillIsIgnored) {
     j.append(result("16", Status::ok));
   }
   std::ofstream(dir / "j.jsonl", std::ios::app) << "{\"type\":\"result\",\"result\":{\"kern";
-  EXPECT_EQ(Journal::read(dir / "j.jsonl", header).size(), 1u);
+  EXPECT_EQ(Journal::read(dir / "j.jsonl", header).results.size(), 1u);
 }
 
-TEST(Journal, RefusesAJournalOfAnotherSpecDeviceOrSeed) {
+TEST(Journal, SaysWhenItBelongsToAnotherSpecDeviceOrSeed) {
   test::TempDir dir;
   {
     Journal j(dir / "j.jsonl", {"abc", "opencl:0:0", 7}, true);
     j.append(result("16", Status::ok));
   }
-  EXPECT_THROW(Journal::read(dir / "j.jsonl", {"abd", "opencl:0:0", 7}), Error);
-  EXPECT_THROW(Journal::read(dir / "j.jsonl", {"abc", "cuda:0", 7}), Error);
-  EXPECT_THROW(Journal::read(dir / "j.jsonl", {"abc", "opencl:0:0", 8}), Error);
+  EXPECT_NE(Journal::read(dir / "j.jsonl", {"abd", "opencl:0:0", 7}).mismatch.find("spec"), std::string::npos);
+  EXPECT_NE(Journal::read(dir / "j.jsonl", {"abc", "cuda:0", 7}).mismatch.find("device"), std::string::npos);
+  EXPECT_NE(Journal::read(dir / "j.jsonl", {"abc", "opencl:0:0", 8}).mismatch.find("seed"), std::string::npos);
+  EXPECT_TRUE(Journal::read(dir / "j.jsonl", {"abc", "opencl:0:0", 7}).mismatch.empty());
 }
 
 TEST(Journal, FinishedMarker) {
@@ -64,9 +67,7 @@ TEST(Journal, FinishedMarker) {
     Journal j(dir / "j.jsonl", header, true);
     j.mark_finished();
   }
-  bool finished = false;
-  Journal::read(dir / "j.jsonl", header, &finished);
-  EXPECT_TRUE(finished);
+  EXPECT_TRUE(Journal::read(dir / "j.jsonl", header).finished);
 }
 
 }  // namespace

@@ -67,6 +67,11 @@ class Problem {
   virtual double flops() const = 0;  // FlashAttention's convention for attention
   virtual double bytes() const = 0;  // each input read once, each output written once
 
+  // An operation's own throughput unit, e.g. {"pairs", N*M} for similarity
+  // search; an empty unit when GFLOP/s and GB/s say it all.
+  virtual std::string work_unit() const { return {}; }
+  virtual double work_items() const { return 0; }
+
  protected:
   std::vector<HostBuffer> buffers_;
 };

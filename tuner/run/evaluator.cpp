@@ -232,6 +232,8 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult&
   if (seconds > 0) {
     result.gflops = shape.problem->flops() / seconds * 1e-9;
     result.gbps = shape.problem->bytes() / seconds * 1e-9;
+    result.item_unit = shape.problem->work_unit();
+    if (!result.item_unit.empty()) result.items_per_s = shape.problem->work_items() / seconds;
   }
 }
 

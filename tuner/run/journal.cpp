@@ -17,14 +17,12 @@ nlohmann::json Journal::Header::to_json() const {
   return {{"type", "header"}, {"spec_sha256", spec_sha256}, {"device", device_id}, {"seed", seed}};
 }
 
-std::map<std::string, ConfigResult> Journal::read(const std::filesystem::path& path, const Header& expected,
-                                                  bool* finished) {
-  std::map<std::string, ConfigResult> results;
-  if (finished) *finished = false;
+Journal::Contents Journal::read(const std::filesystem::path& path, const Header& expected) {
+  Contents c;
   std::ifstream in(path);
-  if (!in) return results;
+  if (!in) return c;
+  c.exists = true;
   std::string line;
-  bool header_seen = false;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     nlohmann::json j;
@@ -35,28 +33,25 @@ std::map<std::string, ConfigResult> Journal::read(const std::filesystem::path& p
     }
     const std::string type = j.value("type", "");
     if (type == "header") {
-      header_seen = true;
       if (j.value("spec_sha256", "") != expected.spec_sha256)
-        throw Error(fmt::format("{} was written for another version of the spec (sha256 {} here, {} there): "
-                                "start over without --resume, or restore that spec",
-                                path.string(), expected.spec_sha256.substr(0, 12), j.value("spec_sha256", "").substr(0, 12)));
-      if (j.value("device", "") != expected.device_id)
-        throw Error(fmt::format("{} was written on device {}, not {}", path.string(), j.value("device", ""), expected.device_id));
-      if (j.value("seed", std::uint64_t{0}) != expected.seed)
-        throw Error(fmt::format("{} was written with --seed {}, not {}", path.string(), j.value("seed", 0), expected.seed));
+        c.mismatch = fmt::format("it was written for another version of the spec or --shape (sha256 {} there, {} here)",
+                                 j.value("spec_sha256", "").substr(0, 12), expected.spec_sha256.substr(0, 12));
+      else if (j.value("device", "") != expected.device_id)
+        c.mismatch = fmt::format("it was written on device {}, not {}", j.value("device", ""), expected.device_id);
+      else if (j.value("seed", std::uint64_t{0}) != expected.seed)
+        c.mismatch = fmt::format("it was written with --seed {}, not {}", j.value("seed", std::uint64_t{0}), expected.seed);
     } else if (type == "result") {
       try {
         ConfigResult r = ConfigResult::from_json(j.at("result"));
-        results[r.job.key()] = std::move(r);
+        c.results[r.job.key()] = std::move(r);
       } catch (const std::exception& e) {
         spdlog::warn("{}: skipping an unreadable result ({}); it will be measured again", path.string(), e.what());
       }
-    } else if (type == "finished" && finished) {
-      *finished = true;
+    } else if (type == "finished") {
+      c.finished = true;
     }
   }
-  if (!header_seen && !results.empty()) throw Error(fmt::format("{} has no header line", path.string()));
-  return results;
+  return c;
 }
 
 Journal::Journal(const std::filesystem::path& path, const Header& header, bool truncate) : path_(path) {

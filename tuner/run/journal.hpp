@@ -24,10 +24,15 @@ class Journal {
     nlohmann::json to_json() const;
   };
 
+  struct Contents {
+    bool exists = false;
+    bool finished = false;   // the sweep that wrote it ran to the end
+    std::string mismatch;    // why the header does not match the expected one; empty when it does
+    std::map<std::string, ConfigResult> results;  // by Job::key()
+  };
+
   // Reads an existing journal. A torn last line (killed mid-write) is ignored.
-  // Throws Error when the file's header does not match EXPECTED.
-  static std::map<std::string, ConfigResult> read(const std::filesystem::path& path, const Header& expected,
-                                                  bool* finished = nullptr);
+  static Contents read(const std::filesystem::path& path, const Header& expected);
 
   // Opens PATH for appending; writes the header when the file is new or TRUNCATE is set.
   Journal(const std::filesystem::path& path, const Header& header, bool truncate);

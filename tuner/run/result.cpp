@@ -75,6 +75,7 @@ nlohmann::json ConfigResult::to_json() const {
     j["gbps"] = gbps;
     j["flops"] = flops;
     j["bytes"] = bytes;
+    if (!item_unit.empty()) j["throughput"] = {{"unit", item_unit}, {"per_s", items_per_s}};
   }
   j["compile_ms"] = compile_ms;
   nlohmann::json res = nlohmann::json::object();
@@ -96,6 +97,10 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
   r.gflops = j.value("gflops", 0.0);
   r.gbps = j.value("gbps", 0.0);
   r.flops = j.value("flops", 0.0);
+  if (j.contains("throughput")) {
+    r.item_unit = j.at("throughput").value("unit", "");
+    r.items_per_s = j.at("throughput").value("per_s", 0.0);
+  }
   r.bytes = j.value("bytes", 0.0);
   r.compile_ms = j.value("compile_ms", 0.0);
   if (j.contains("resources"))

@@ -49,6 +49,8 @@ struct ConfigResult {
   std::optional<SampleStats> timing;
   double gflops = 0;   // FlashAttention's FLOP convention over the median time
   double gbps = 0;     // bytes each input read once and output written once, over the median
+  std::string item_unit;  // the operation's own throughput unit ("pairs"), empty when none
+  double items_per_s = 0;
   double flops = 0;    // of one run, for the record (throughput = flops / median)
   double bytes = 0;
   double compile_ms = 0;

@@ -84,14 +84,18 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
 
   // The journal belongs to this spec file, shape selection, device and seed.
   Journal::Header header{sha256_hex(spec.sha256 + "|" + options.shape_selection), device.id, settings.seed};
-  bool finished = false;
-  std::map<std::string, ConfigResult> done = Journal::read(outcome.journal_path, header, &finished);
-  if (!options.resume) {
-    if (!done.empty() && !finished && !options.overwrite)
-      throw UsageError(fmt::format("{} holds {} results of an unfinished sweep: pass --resume to continue it, or "
-                                   "--overwrite to start over", outcome.journal_path.string(), done.size()));
-    done.clear();
-  }
+  Journal::Contents journaled = Journal::read(outcome.journal_path, header);
+  const std::string where = outcome.journal_path.string();
+  if (options.resume && !journaled.mismatch.empty())
+    throw UsageError(fmt::format("cannot resume {}: {}; run without --resume (and with --overwrite) to start over", where,
+                                 journaled.mismatch));
+  if (!options.resume && !journaled.finished && !journaled.results.empty() && !options.overwrite)
+    throw UsageError(journaled.mismatch.empty()
+                         ? fmt::format("{} holds {} results of an unfinished sweep: pass --resume to continue it, or "
+                                       "--overwrite to start over", where, journaled.results.size())
+                         : fmt::format("{} holds {} results of an unfinished sweep, but {}: pass --overwrite to start over, "
+                                       "or --out another file", where, journaled.results.size(), journaled.mismatch));
+  std::map<std::string, ConfigResult> done = options.resume ? std::move(journaled.results) : std::map<std::string, ConfigResult>{};
   Journal journal(outcome.journal_path, header, /*truncate=*/!options.resume);
 
   // The plan: every (kernel, shape, configuration), shape-major so that each

@@ -1,5 +1,6 @@
 #include "tuner/spec/expression.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -11,27 +12,62 @@ namespace attn {
 namespace {
 
 long long to_int(mu::value_type v) { return std::llround(v); }
+mu::value_type as_value(long long v) { return static_cast<mu::value_type>(v); }
 
-// ParserInt's own '/' and '%' divide by zero with a SIGFPE; these throw instead.
+// ParserInt rounds operands to a 32-bit int, so sizes past 2 GiB overflowed
+// and '/' or '%' by zero raised SIGFPE: every arithmetic and comparison
+// operator is redefined here on 64-bit integers, and division by zero throws.
+mu::value_type add(mu::value_type a, mu::value_type b) { return as_value(to_int(a) + to_int(b)); }
+mu::value_type sub(mu::value_type a, mu::value_type b) { return as_value(to_int(a) - to_int(b)); }
+mu::value_type mul(mu::value_type a, mu::value_type b) { return as_value(to_int(a) * to_int(b)); }
 mu::value_type safe_div(mu::value_type a, mu::value_type b) {
   if (to_int(b) == 0) throw mu::ParserError("division by zero");
-  return static_cast<mu::value_type>(to_int(a) / to_int(b));
+  return as_value(to_int(a) / to_int(b));
 }
 mu::value_type safe_mod(mu::value_type a, mu::value_type b) {
-  if (to_int(b) == 0) throw mu::ParserError("modulo by zero");
-  return static_cast<mu::value_type>(to_int(a) % to_int(b));
+  if (to_int(b) == 0) throw mu::ParserError("modulo by zero (note: && and || evaluate both sides; guard with `c ? a : b`)");
+  return as_value(to_int(a) % to_int(b));
+}
+mu::value_type less(mu::value_type a, mu::value_type b) { return to_int(a) < to_int(b); }
+mu::value_type greater(mu::value_type a, mu::value_type b) { return to_int(a) > to_int(b); }
+mu::value_type less_eq(mu::value_type a, mu::value_type b) { return to_int(a) <= to_int(b); }
+mu::value_type greater_eq(mu::value_type a, mu::value_type b) { return to_int(a) >= to_int(b); }
+mu::value_type equal(mu::value_type a, mu::value_type b) { return to_int(a) == to_int(b); }
+mu::value_type not_equal(mu::value_type a, mu::value_type b) { return to_int(a) != to_int(b); }
+mu::value_type minimum(const mu::value_type* args, int n) {
+  if (n < 1) throw mu::ParserError("min() needs arguments");
+  long long m = to_int(args[0]);
+  for (int i = 1; i < n; ++i) m = std::min(m, to_int(args[i]));
+  return as_value(m);
+}
+mu::value_type maximum(const mu::value_type* args, int n) {
+  if (n < 1) throw mu::ParserError("max() needs arguments");
+  long long m = to_int(args[0]);
+  for (int i = 1; i < n; ++i) m = std::max(m, to_int(args[i]));
+  return as_value(m);
 }
 mu::value_type ceil_div(mu::value_type a, mu::value_type b) {
   const long long x = to_int(a), y = to_int(b);
   if (y <= 0) throw mu::ParserError("ceil_div by a divisor <= 0");
-  return static_cast<mu::value_type>((x + y - 1) / y);
+  return as_value((x + y - 1) / y);
 }
 
 class IntegerParser : public mu::ParserInt {
  public:
   IntegerParser() {
+    DefineOprt("+", add, mu::prADD_SUB);
+    DefineOprt("-", sub, mu::prADD_SUB);
+    DefineOprt("*", mul, mu::prMUL_DIV);
     DefineOprt("/", safe_div, mu::prMUL_DIV);
     DefineOprt("%", safe_mod, mu::prMUL_DIV);
+    DefineOprt("<", less, mu::prCMP);
+    DefineOprt(">", greater, mu::prCMP);
+    DefineOprt("<=", less_eq, mu::prCMP);
+    DefineOprt(">=", greater_eq, mu::prCMP);
+    DefineOprt("==", equal, mu::prCMP);
+    DefineOprt("!=", not_equal, mu::prCMP);
+    DefineFun("min", minimum);
+    DefineFun("max", maximum);
     DefineFun("ceil_div", ceil_div);
   }
 };
