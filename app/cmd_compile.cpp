@@ -1,8 +1,91 @@
-// attn-tune compile: not implemented yet.
+// attn-tune compile: every configuration compiled, nothing run, with registers,
+// spills, shared memory and occupancy. Needs no GPU for CUDA.
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
 #include "commands.hpp"
+#include "tuner/core/text_file.hpp"
+#include "tuner/run/compile_report.hpp"
+#include "tuner/spec/shape_selection.hpp"
+#include "tuner/spec/spec_loader.hpp"
 
 namespace attn::cli {
+namespace {
 
-void add_compile_command(CLI::App& /*app*/, Context& /*ctx*/) {}
+std::string optional_text(const std::optional<long long>& v) { return v ? std::to_string(*v) : "-"; }
+
+void print_table(const CompileReport& report) {
+  fmt::print("{:<10} {:<28} {:<44} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6} {:>9}\n", "kernel", "shape", "configuration", "regs",
+             "spill-st", "spill-ld", "stack", "smem", "occ", "compile");
+  for (const auto& c : report.configs) {
+    std::string label = config_key(c.job.config);
+    if (!c.job.preset.empty()) label += fmt::format(" ({})", c.job.preset);
+    if (c.status != Status::ok) {
+      fmt::print("{:<10} {:<28} {:<44} {}: {}\n", c.job.kernel, c.job.shape, label, status_name(c.status),
+                 c.reason.substr(0, 120));
+      continue;
+    }
+    bool first = true;
+    for (const auto& [entry, r] : c.resources) {
+      const std::string occ = r.theoretical_occupancy ? fmt::format("{:.0f}%", 100 * *r.theoretical_occupancy) : "-";
+      fmt::print("{:<10} {:<28} {:<44} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8}{}\n", first ? c.job.kernel : "",
+                 first ? c.job.shape : "", first ? label : "  " + entry, optional_text(r.registers),
+                 optional_text(r.spill_store_bytes), optional_text(r.spill_load_bytes), optional_text(r.private_mem_bytes),
+                 optional_text(r.static_local_bytes), occ, c.cached ? "cached" : fmt::format("{:.0f}ms", c.compile_ms),
+                 c.resources.size() > 1 && first ? fmt::format("  [{}]", entry) : "");
+      first = false;
+    }
+  }
+}
+
+}  // namespace
+
+void add_compile_command(CLI::App& app, Context& ctx) {
+  auto* cmd = app.add_subcommand(
+      "compile", "Compile every configuration without running it; report registers, spills, shared memory, occupancy");
+  cmd->footer(
+      "CUDA kernels are compiled with NVRTC for --arch (no GPU or driver needed) and ptxas' verbose report gives\n"
+      "registers, spill stores/loads, stack frame and static shared memory; theoretical occupancy comes from the\n"
+      "architecture's limits and each launch's block size and shared memory. With --device, kernels of that device's\n"
+      "backend (OpenCL too) are compiled on it. Exit 1 when any configuration fails to compile.");
+  static std::string spec_path, shapes, out;
+  static std::vector<std::string> kernels;
+  static CompileOptions options;
+  static bool json = false;
+  options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cmd->add_option("spec", spec_path, "Sweep spec (configs/*.json)")->required();
+  cmd->add_option("--arch", options.arch, "CUDA architecture when compiling without a device (the spec's cuda_arch wins)")
+      ->capture_default_str();
+  cmd->add_option("-d,--device", options.device_id, "Compile on this device instead (any backend)");
+  cmd->add_option("-s,--shape", shapes, "Shapes: names and/or field overrides, as for sweep");
+  cmd->add_option("-k,--kernel", kernels, "Only these kernels (repeatable)");
+  cmd->add_option("-j,--jobs", options.jobs, "Parallel NVRTC compilations (default: the CPU count)");
+  cmd->add_option("-o,--out", out, "Also write the report as JSON to this file");
+  cmd->add_flag("--json", json, "Print JSON instead of the table");
+  cmd->callback([&ctx] {
+    Spec spec = load_spec(spec_path);
+    select_shapes(spec, shapes);
+    if (!kernels.empty()) {
+      for (const auto& k : kernels) spec.kernel(k);
+      std::erase_if(spec.kernels, [&](const KernelSpec& k) {
+        return std::find(kernels.begin(), kernels.end(), k.name) == kernels.end();
+      });
+    }
+    const CompileReport report = compile_spec(spec, options);
+    nlohmann::json j = report.to_json();
+    j["spec"] = {{"path", spec.path.string()}, {"sha256", spec.sha256}};
+    if (!out.empty()) write_file_atomically(out, j.dump(2) + "\n");
+    if (json) fmt::print("{}\n", j.dump(2));
+    else print_table(report);
+    int spilling = 0;
+    for (const auto& c : report.configs) spilling += c.spills();
+    fmt::print(stderr, "{} configurations, {} distinct compilations for {} {}: {} ok, {} compile_failed, {} skipped; {} spill\n",
+               report.configs.size(), report.compiles, report.backend, report.arch, report.count(Status::ok),
+               report.count(Status::compile_failed), report.count(Status::skipped), spilling);
+    ctx.exit_code = report.count(Status::compile_failed) > 0 ? kExitFailure : 0;
+  });
+}
 
 }  // namespace attn::cli

@@ -51,6 +51,7 @@ TEST_P(TestbedSweep, EveryFaultGetsItsStatusAndTheRestRank) {
       ASSERT_TRUE(no_compile);
       EXPECT_EQ(no_compile->at("status"), "compile_failed");
       EXPECT_NE(no_compile->at("log").get<std::string>().find("planted compile failure"), std::string::npos);
+      EXPECT_NE(no_compile->at("reason").get<std::string>().find("planted compile failure"), std::string::npos);
       EXPECT_FALSE(no_compile->contains("rank"));
 
       const auto* wrong = find_entry(g, fmt::format("WG={},FAULT=2,REPEAT=1", wg));

@@ -59,6 +59,8 @@ nlohmann::json KernelResources::to_json() const {
   put("static_local_bytes", static_local_bytes);
   put("max_work_group_size", max_work_group_size);
   put("theoretical_occupancy", theoretical_occupancy);
+  put("driver_occupancy", driver_occupancy);
+  put("occupancy_limited_by", occupancy_limited_by);
   return j;
 }
 

@@ -67,7 +67,9 @@ struct KernelResources {
   std::optional<long long> spill_load_bytes;    // CUDA, from ptxas
   std::optional<long long> static_local_bytes;  // OpenCL local / CUDA static shared memory per block
   std::optional<long long> max_work_group_size; // most threads per block this kernel can launch with
-  std::optional<double> theoretical_occupancy;  // CUDA: resident warps / max warps, 0..1
+  std::optional<double> theoretical_occupancy;  // CUDA: resident warps / max warps, 0..1, from the resources
+  std::optional<double> driver_occupancy;       // CUDA: the same from the driver for the actual launch
+  std::optional<std::string> occupancy_limited_by;  // what binds: "registers", "shared memory", ...
 
   nlohmann::json to_json() const;
 };
@@ -126,6 +128,12 @@ class Device {
   // Throws LaunchError; throws DeviceLost when the context is no longer usable.
   virtual double run(const Program& program, const std::vector<Launch>& launches,
                      const std::vector<KernelArg>& args) = 0;
+
+  // Fills RESOURCES' occupancy figures for LAUNCH of PROGRAM on this device;
+  // backends without the notion leave them empty.
+  virtual void describe_launch(const Program& program, const Launch& launch, KernelResources& resources) {
+    (void)program, (void)launch, (void)resources;
+  }
 
   // Evicts the device's last-level cache (writes a buffer larger than it), so the
   // next run starts cold, as an inference step does.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/core/compiler_log.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/spec/space.hpp"
@@ -20,24 +21,7 @@ std::string trimmed_log(const std::string& log) {
   return log.size() <= kMaxLog ? log : log.substr(0, kMaxLog) + "\n[log truncated]";
 }
 
-long long eval_dim(const Expression& e, const Bindings& b, const std::string& what) {
-  long long v;
-  try {
-    v = e.eval(b);
-  } catch (const ExpressionError& err) {
-    throw Outcome{Status::skipped, fmt::format("{} cannot be evaluated: {}", what, err.what()), {}};
-  }
-  if (v < 0) throw Outcome{Status::skipped, fmt::format("{} = `{}` is negative ({})", what, e.text(), v), {}};
-  return v;
-}
-
 }  // namespace
-
-std::string defines_string(const std::vector<Define>& defines) {
-  std::string s;
-  for (const auto& d : defines) s += fmt::format("{}-D {}={}", s.empty() ? "" : " ", d.name, d.value);
-  return s;
-}
 
 Evaluator::Evaluator(const Spec& spec, Device& device, RunSettings settings)
     : spec_(spec), device_(device), settings_(std::move(settings)), backend_(device.info().backend) {
@@ -96,7 +80,8 @@ const Program& Evaluator::compiled(const std::vector<Define>& defines, const std
     try {
       it = programs_.emplace(key, device_.compile(request)).first;
     } catch (const CompileError& e) {
-      throw Outcome{Status::compile_failed, e.what(), trimmed_log(e.log())};
+      const std::string line = first_error_line(e.log());
+      throw Outcome{Status::compile_failed, line.empty() ? e.what() : line, trimmed_log(e.log())};
     }
   }
   result.compile_ms = it->second->compile_ms();
@@ -108,47 +93,27 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
                           ConfigResult& result) {
   if (std::find(kernel.backends.begin(), kernel.backends.end(), backend_) == kernel.backends.end())
     throw Outcome{Status::skipped, fmt::format("kernel '{}' does not run on the {} backend", kernel.name, backend_), {}};
-  const Bindings b = config_bindings(shape.variables, config);
-  if (std::string why = failed_constraint(kernel, b); !why.empty()) throw Outcome{Status::skipped, why, {}};
+  const LaunchPlan lp = plan_launches(kernel, config, shape.variables);
+  result.defines = defines_string(lp.defines);
 
-  std::vector<Define> defines;
-  for (const auto& [name, value] : config) defines.push_back({name, value});
-  for (const auto& [name, expr] : kernel.defines) defines.push_back({name, eval_dim(expr, b, "defines." + name)});
-  result.defines = defines_string(defines);
-
-  Plan plan;
   const DeviceInfo& dev = device_.info();
-  std::vector<std::string> entries;
-  for (std::size_t l = 0; l < kernel.launches.size(); ++l) {
-    const LaunchSpec& ls = kernel.launches[l];
-    Launch launch;
-    launch.entry = ls.entry;
-    std::uint64_t threads = 1;
-    for (std::size_t d = 0; d < ls.grid.size(); ++d)
-      launch.grid[d] = eval_dim(ls.grid[d], b, fmt::format("launches[{}].grid[{}]", l, d));
-    for (std::size_t d = 0; d < ls.block.size(); ++d) {
-      launch.block[d] = eval_dim(ls.block[d], b, fmt::format("launches[{}].block[{}]", l, d));
-      threads *= launch.block[d];
-    }
-    if (ls.shared_bytes) launch.dynamic_shared_bytes = eval_dim(*ls.shared_bytes, b, fmt::format("launches[{}].shared_bytes", l));
-    if (threads == 0 || launch.grid[0] * launch.grid[1] * launch.grid[2] == 0)
-      throw Outcome{Status::skipped, fmt::format("{}: empty launch (grid {}x{}x{}, block {} threads)", ls.entry,
-                                                 launch.grid[0], launch.grid[1], launch.grid[2], threads), {}};
+  for (const auto& launch : lp.launches) {
+    const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
     if (dev.max_work_group_size && threads > dev.max_work_group_size)
-      throw Outcome{Status::skipped, fmt::format("{}: {} threads per block exceed the device's {}", ls.entry, threads,
+      throw Outcome{Status::skipped, fmt::format("{}: {} threads per block exceed the device's {}", launch.entry, threads,
                                                  dev.max_work_group_size), {}};
     if (dev.local_mem_bytes && launch.dynamic_shared_bytes > dev.local_mem_bytes)
-      throw Outcome{Status::skipped, fmt::format("{}: {} bytes of shared memory exceed the device's {}", ls.entry,
+      throw Outcome{Status::skipped, fmt::format("{}: {} bytes of shared memory exceed the device's {}", launch.entry,
                                                  launch.dynamic_shared_bytes, dev.local_mem_bytes), {}};
-    if (std::find(entries.begin(), entries.end(), ls.entry) == entries.end()) entries.push_back(ls.entry);
-    plan.launches.push_back(launch);
   }
-  if (kernel.workspace_bytes) plan.workspace_bytes = eval_dim(*kernel.workspace_bytes, b, "workspace_bytes");
 
-  plan.program = &compiled(defines, entries, result);
-  for (const auto& entry : entries) result.resources[entry] = plan.program->resources(entry);
+  Plan plan;
+  plan.launches = lp.launches;
+  plan.workspace_bytes = lp.workspace_bytes;
+  plan.program = &compiled(lp.defines, lp.entries, result);
+  for (const auto& entry : lp.entries) result.resources[entry] = plan.program->resources(entry);
   for (const auto& launch : plan.launches) {
-    const auto& r = result.resources[launch.entry];
+    auto& r = result.resources[launch.entry];
     const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
     if (r.max_work_group_size && threads > std::uint64_t(*r.max_work_group_size))
       throw Outcome{Status::skipped, fmt::format("{}: compiled kernel allows {} threads per block, the launch asks {} "
@@ -158,6 +123,7 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
         std::uint64_t(*r.static_local_bytes) + launch.dynamic_shared_bytes > dev.local_mem_bytes)
       throw Outcome{Status::skipped, fmt::format("{}: {} bytes of local/shared memory exceed the device's {}", launch.entry,
                                                  *r.static_local_bytes + launch.dynamic_shared_bytes, dev.local_mem_bytes), {}};
+    device_.describe_launch(*plan.program, launch, r);
   }
   return plan;
 }

@@ -11,6 +11,7 @@
 
 #include "tuner/backend/device.hpp"
 #include "tuner/ops/operation.hpp"
+#include "tuner/run/launch_plan.hpp"
 #include "tuner/run/result.hpp"
 #include "tuner/run/settings.hpp"
 #include "tuner/spec/spec.hpp"
@@ -32,13 +33,6 @@ struct Plan {
   const Program* program = nullptr;
   std::vector<Launch> launches;
   std::size_t workspace_bytes = 0;
-};
-
-// A configuration that cannot go further, and why (thrown inside the evaluator).
-struct Outcome {
-  Status status;
-  std::string reason;
-  std::string log;
 };
 
 class Evaluator;
@@ -86,8 +80,5 @@ class Evaluator {
   std::unique_ptr<Buffer> workspace_;
   Checker checker_;
 };
-
-// "-D BLOCK_M=32 -D DK=128": how a result records its exact options.
-std::string defines_string(const std::vector<Define>& defines);
 
 }  // namespace attn

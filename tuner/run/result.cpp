@@ -22,6 +22,8 @@ KernelResources resources_from_json(const nlohmann::json& j) {
   get("static_local_bytes", r.static_local_bytes);
   get("max_work_group_size", r.max_work_group_size);
   get("theoretical_occupancy", r.theoretical_occupancy);
+  get("driver_occupancy", r.driver_occupancy);
+  get("occupancy_limited_by", r.occupancy_limited_by);
   return r;
 }
 }  // namespace

@@ -40,6 +40,14 @@ struct Job {
   static Job from_json(const nlohmann::json& j);
 };
 
+// A configuration that cannot go further, and why: thrown while it is
+// planned, compiled or run, and turned into its result's status.
+struct Outcome {
+  Status status;
+  std::string reason;
+  std::string log;
+};
+
 struct ConfigResult {
   Job job;
   Status status = Status::skipped;

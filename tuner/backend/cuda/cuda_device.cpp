@@ -511,6 +511,14 @@ std::optional<OccupancyResult> CudaDevice::theoretical_occupancy(const Program& 
 
 // ---- registration ---------------------------------------------------------------
 
+void CudaDevice::describe_launch(const Program& program, const Launch& launch, KernelResources& resources) {
+  if (const auto t = theoretical_occupancy(program, launch)) {
+    resources.theoretical_occupancy = t->occupancy;
+    resources.occupancy_limited_by = t->limited_by;
+  }
+  resources.driver_occupancy = occupancy(program, launch);
+}
+
 std::vector<DeviceInfo> list_cuda_devices(std::vector<std::string>& notes) {
   std::vector<DeviceInfo> out;
   try {

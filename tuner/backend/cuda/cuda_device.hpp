@@ -98,6 +98,9 @@ class CudaDevice final : public Device {
   std::optional<OccupancyResult> theoretical_occupancy(const Program& program,
                                                        const Launch& launch) const;
 
+  // theoretical_occupancy() and occupancy() into a leaderboard entry's resources.
+  void describe_launch(const Program& program, const Launch& launch, KernelResources& resources) override;
+
   // True once a sticky error was seen: every later call throws DeviceLost.
   bool lost() const { return lost_; }
 

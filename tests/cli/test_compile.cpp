@@ -1,0 +1,84 @@
+// `attn-tune compile`: every configuration of every CUDA spec shipped in
+// configs/ compiles through NVRTC for sm_90 with a resource report, and a
+// configuration written to spill is reported as spilling. No GPU needed.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/test_support.hpp"
+#include "tuner/core/text_file.hpp"
+
+namespace attn {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json compile_json(const std::vector<std::string>& extra, int expected_exit) {
+  std::vector<std::string> args = {"compile", "--arch", "sm_90", "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = test::run_cli(args);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.err.substr(0, 4000);
+  return nlohmann::json::parse(r.out);
+}
+
+const nlohmann::json& entry(const nlohmann::json& report, const std::string& shape, const std::string& key) {
+  for (const auto& c : report.at("configs"))
+    if (c.at("shape") == shape && c.at("key") == key) return c;
+  throw std::runtime_error("no " + shape + " " + key);
+}
+
+TEST(Compile, ReportsSpillsAndKeepsTheCompilerLog) {
+  const auto report = compile_json({"tests/data/cuda_testbed.json", "--shape", "small"}, 1);
+  const auto& clean = entry(report, "small", "WG=64,FAULT=0,SPILL=0").at("resources").at("testbed_attention");
+  EXPECT_GT(clean.at("registers").get<int>(), 0);
+  EXPECT_EQ(clean.at("spill_store_bytes").get<int>(), 0);
+  EXPECT_GT(clean.at("theoretical_occupancy").get<double>(), 0);
+
+  const auto& spilling = entry(report, "small", "WG=64,FAULT=0,SPILL=1").at("resources").at("testbed_attention");
+  EXPECT_LE(spilling.at("registers").get<int>(), 64);
+  EXPECT_GT(spilling.at("spill_store_bytes").get<int>(), 0) << spilling.dump();
+  EXPECT_GT(spilling.at("spill_load_bytes").get<int>(), 0);
+
+  const auto& broken = entry(report, "small", "WG=64,FAULT=1,SPILL=0");
+  EXPECT_EQ(broken.at("status"), "compile_failed");
+  EXPECT_NE(broken.at("log").get<std::string>().find("planted compile failure"), std::string::npos);
+}
+
+std::vector<std::string> cuda_specs() {
+  std::vector<std::string> specs;
+  for (const auto& e : fs::directory_iterator(test::source_dir() / "configs")) {
+    if (e.path().extension() != ".json") continue;
+    const auto j = nlohmann::json::parse(read_text_file(e.path()));
+    if (j.contains("sources") && j.at("sources").contains("cuda")) specs.push_back(e.path().filename().string());
+  }
+  std::sort(specs.begin(), specs.end());
+  return specs;
+}
+
+class EveryCudaSpec : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryCudaSpec, EveryConfigurationCompilesForSm90WithAResourceReport) {
+  const auto report = compile_json({"configs/" + GetParam()}, 0);
+  int ok = 0;
+  for (const auto& c : report.at("configs")) {
+    ASSERT_NE(c.at("status"), "compile_failed") << c.dump();
+    if (c.at("status") != "ok") continue;
+    ++ok;
+    for (const auto& [name, r] : c.at("resources").items()) {
+      EXPECT_GT(r.at("registers").get<int>(), 0) << name;
+      EXPECT_TRUE(r.contains("spill_store_bytes")) << name;
+      EXPECT_TRUE(r.contains("theoretical_occupancy")) << name;
+    }
+  }
+  EXPECT_GT(ok, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Nvrtc, EveryCudaSpec, ::testing::ValuesIn(cuda_specs()), [](const auto& info) {
+  std::string name = info.param.substr(0, info.param.size() - 5);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+});
+
+}  // namespace
+}  // namespace attn

@@ -1,0 +1,185 @@
+#include "tuner/run/compile_report.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "tuner/backend/registry.hpp"
+#include "tuner/core/compiler_log.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/core/text_file.hpp"
+#include "tuner/ops/operation.hpp"
+#include "tuner/run/launch_plan.hpp"
+#include "tuner/spec/space.hpp"
+#ifdef ATTN_TUNE_WITH_CUDA
+#include "tuner/backend/cuda/cuda_device.hpp"
+#include "tuner/backend/cuda/occupancy.hpp"
+#endif
+
+namespace attn {
+namespace {
+
+struct Compilation {
+  CompileRequest request;
+  std::unique_ptr<Program> program;
+  std::string error, log;
+};
+
+}  // namespace
+
+nlohmann::json CompiledConfig::to_json() const {
+  nlohmann::json j = job.to_json();
+  j["key"] = config_key(job.config);
+  j["status"] = status_name(status);
+  if (!reason.empty()) j["reason"] = reason;
+  if (!log.empty()) j["log"] = log;
+  j["defines"] = defines;
+  j["compile_ms"] = compile_ms;
+  j["cached"] = cached;
+  nlohmann::json res = nlohmann::json::object();
+  for (const auto& [entry, r] : resources) res[entry] = r.to_json();
+  j["resources"] = res;
+  return j;
+}
+
+bool CompiledConfig::spills() const {
+  for (const auto& [_, r] : resources)
+    if (r.spill_store_bytes.value_or(0) > 0 || r.spill_load_bytes.value_or(0) > 0) return true;
+  return false;
+}
+
+int CompileReport::count(Status s) const {
+  int n = 0;
+  for (const auto& c : configs) n += c.status == s;
+  return n;
+}
+
+nlohmann::json CompileReport::to_json() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : configs) list.push_back(c.to_json());
+  return {{"backend", backend}, {"arch", arch}, {"compiles", compiles}, {"configs", list}};
+}
+
+CompileReport compile_spec(const Spec& spec, const CompileOptions& options) {
+  CompileReport report;
+  std::unique_ptr<Device> device;
+  if (!options.device_id.empty()) {
+    device = open_device(require_device(options.device_id));
+    report.backend = device->info().backend;
+    report.arch = device->info().arch;
+  } else {
+#ifndef ATTN_TUNE_WITH_CUDA
+    throw UsageError("this attn-tune was built without the CUDA backend: compile needs --device to compile OpenCL kernels");
+#endif
+    report.backend = "cuda";
+    report.arch = spec.cuda_arch.empty() ? options.arch : spec.cuda_arch;
+  }
+  if (!spec.sources.contains(report.backend))
+    throw UsageError(fmt::format("{} has no {} source{}", spec.path.string(), report.backend,
+                                 options.device_id.empty() ? " (without --device, compile targets CUDA through NVRTC)" : ""));
+  const std::string source_text = read_text_file(spec.sources.at(report.backend));
+
+  // Plan every (kernel, shape, configuration); compile each distinct -D set once.
+  const Operation& op = find_operation(spec.operation);
+  std::map<std::string, Compilation> compilations;  // by kernel name + defines
+  std::vector<std::pair<std::string, LaunchPlan>> plans;  // compilation key, plan; parallel to report.configs
+  for (const auto& shape : spec.shapes) {
+    const Bindings vars = op.variables(shape.fields);
+    for (const auto& kernel : spec.kernels) {
+      if (std::find(kernel.shapes.begin(), kernel.shapes.end(), shape.name) == kernel.shapes.end()) continue;
+      if (std::find(kernel.backends.begin(), kernel.backends.end(), report.backend) == kernel.backends.end()) continue;
+      for (const auto& planned : enumerate_space(kernel, vars).configs) {
+        CompiledConfig c;
+        c.job = Job{kernel.name, shape.name, planned.config, planned.preset};
+        LaunchPlan plan;
+        try {
+          if (!planned.skip_reason.empty()) throw Outcome{Status::skipped, planned.skip_reason, {}};
+          plan = plan_launches(kernel, planned.config, vars);
+        } catch (const Outcome& o) {
+          c.status = o.status;
+          c.reason = o.reason;
+          report.configs.push_back(std::move(c));
+          plans.emplace_back("", LaunchPlan{});
+          continue;
+        }
+        c.defines = defines_string(plan.defines);
+        const std::string key = kernel.name + "|" + c.defines;
+        if (!compilations.contains(key)) {
+          CompileRequest& r = compilations[key].request;
+          r.source_path = spec.sources.at(report.backend);
+          r.source_text = source_text;
+          r.include_dirs = spec.include_dirs;
+          r.include_dirs.push_back(r.source_path.parent_path());
+          r.defines = plan.defines;
+          r.entries = plan.entries;
+          if (spec.compiler_options.contains(report.backend)) r.extra_options = spec.compiler_options.at(report.backend);
+          r.arch = device ? spec.cuda_arch : report.arch;
+        } else {
+          c.cached = true;
+        }
+        report.configs.push_back(std::move(c));
+        plans.emplace_back(key, std::move(plan));
+      }
+    }
+  }
+
+  // Compile: NVRTC is thread-safe; a device compiles one at a time.
+  std::vector<Compilation*> work;
+  for (auto& [_, c] : compilations) work.push_back(&c);
+  std::atomic<std::size_t> next{0};
+  auto compile_one = [&](Compilation& c) {
+    try {
+#ifdef ATTN_TUNE_WITH_CUDA
+      c.program = device ? device->compile(c.request) : compile_cuda_offline(c.request);
+#else
+      c.program = device->compile(c.request);
+#endif
+    } catch (const CompileError& e) {
+      const std::string line = first_error_line(e.log());
+      c.error = line.empty() ? e.what() : line;
+      c.log = e.log();
+    }
+  };
+  const int jobs = device ? 1 : std::max(1, options.jobs);
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 0; t < jobs; ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i = next++; i < work.size(); i = next++) compile_one(*work[i]);
+      });
+  }
+  report.compiles = static_cast<int>(work.size());
+
+  for (std::size_t i = 0; i < report.configs.size(); ++i) {
+    CompiledConfig& c = report.configs[i];
+    if (plans[i].first.empty()) continue;
+    const Compilation& comp = compilations.at(plans[i].first);
+    if (!comp.program) {
+      c.status = Status::compile_failed;
+      c.reason = comp.error;
+      c.log = comp.log;
+      continue;
+    }
+    c.compile_ms = comp.program->compile_ms();
+    for (const auto& entry : plans[i].second.entries) c.resources[entry] = comp.program->resources(entry);
+    for (const auto& launch : plans[i].second.launches) {
+      KernelResources& r = c.resources[launch.entry];
+      if (device) {
+        device->describe_launch(*comp.program, launch, r);
+        continue;
+      }
+#ifdef ATTN_TUNE_WITH_CUDA
+      if (const ArchLimits* limits = find_arch_limits(report.arch))
+        if (const auto occ = theoretical_occupancy(*limits, r, launch)) {
+          r.theoretical_occupancy = occ->occupancy;
+          r.occupancy_limited_by = occ->limited_by;
+        }
+#endif
+    }
+  }
+  return report;
+}
+
+}  // namespace attn

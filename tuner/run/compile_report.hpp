@@ -1,0 +1,50 @@
+// `attn-tune compile`: every configuration of a spec compiled, nothing run,
+// with the compiler's resource report (registers, spills, shared memory,
+// occupancy). Works without a GPU for CUDA (NVRTC + ptxas' report).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/backend/device.hpp"
+#include "tuner/run/result.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace attn {
+
+struct CompileOptions {
+  std::string arch = "sm_90";  // CUDA target when compiling offline (the spec's cuda_arch wins when set)
+  std::string device_id;       // compile on this device instead (any backend), one at a time
+  int jobs = 1;                // parallel NVRTC compilations
+};
+
+struct CompiledConfig {
+  Job job;
+  Status status = Status::ok;  // ok, compile_failed or skipped
+  std::string reason;
+  std::string log;             // the compiler's log for failures
+  std::string defines;
+  double compile_ms = 0;
+  bool cached = false;         // same -D options as an earlier shape: compiled once
+  std::map<std::string, KernelResources> resources;  // per entry point, occupancy for this shape's launch
+
+  nlohmann::json to_json() const;
+  bool spills() const;  // any spill store/load bytes in any entry
+};
+
+struct CompileReport {
+  std::string backend;  // "cuda" offline, or the device's
+  std::string arch;
+  std::vector<CompiledConfig> configs;
+  int compiles = 0;     // distinct compilations run
+
+  nlohmann::json to_json() const;
+  int count(Status s) const;
+};
+
+CompileReport compile_spec(const Spec& spec, const CompileOptions& options);
+
+}  // namespace attn

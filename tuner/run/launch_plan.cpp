@@ -1,0 +1,62 @@
+#include "tuner/run/launch_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "tuner/run/result.hpp"
+#include "tuner/spec/space.hpp"
+
+namespace attn {
+namespace {
+
+long long eval_dim(const Expression& e, const Bindings& b, const std::string& what) {
+  long long v;
+  try {
+    v = e.eval(b);
+  } catch (const ExpressionError& err) {
+    throw Outcome{Status::skipped, fmt::format("{} cannot be evaluated: {}", what, err.what()), {}};
+  }
+  if (v < 0) throw Outcome{Status::skipped, fmt::format("{} = `{}` is negative ({})", what, e.text(), v), {}};
+  return v;
+}
+
+}  // namespace
+
+std::string defines_string(const std::vector<Define>& defines) {
+  std::string s;
+  for (const auto& d : defines) s += fmt::format("{}-D {}={}", s.empty() ? "" : " ", d.name, d.value);
+  return s;
+}
+
+LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const Bindings& shape_variables) {
+  const Bindings b = config_bindings(shape_variables, config);
+  if (std::string why = failed_constraint(kernel, b); !why.empty()) throw Outcome{Status::skipped, why, {}};
+
+  LaunchPlan plan;
+  for (const auto& [name, value] : config) plan.defines.push_back({name, value});
+  for (const auto& [name, expr] : kernel.defines) plan.defines.push_back({name, eval_dim(expr, b, "defines." + name)});
+
+  for (std::size_t l = 0; l < kernel.launches.size(); ++l) {
+    const LaunchSpec& ls = kernel.launches[l];
+    Launch launch;
+    launch.entry = ls.entry;
+    for (std::size_t d = 0; d < ls.grid.size(); ++d)
+      launch.grid[d] = eval_dim(ls.grid[d], b, fmt::format("launches[{}].grid[{}]", l, d));
+    for (std::size_t d = 0; d < ls.block.size(); ++d)
+      launch.block[d] = eval_dim(ls.block[d], b, fmt::format("launches[{}].block[{}]", l, d));
+    if (ls.shared_bytes)
+      launch.dynamic_shared_bytes = eval_dim(*ls.shared_bytes, b, fmt::format("launches[{}].shared_bytes", l));
+    const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
+    if (threads == 0 || launch.grid[0] * launch.grid[1] * launch.grid[2] == 0)
+      throw Outcome{Status::skipped, fmt::format("{}: empty launch (grid {}x{}x{}, block {} threads)", ls.entry,
+                                                 launch.grid[0], launch.grid[1], launch.grid[2], threads), {}};
+    if (std::find(plan.entries.begin(), plan.entries.end(), ls.entry) == plan.entries.end())
+      plan.entries.push_back(ls.entry);
+    plan.launches.push_back(launch);
+  }
+  if (kernel.workspace_bytes) plan.workspace_bytes = eval_dim(*kernel.workspace_bytes, b, "workspace_bytes");
+  return plan;
+}
+
+}  // namespace attn

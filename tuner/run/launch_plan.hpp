@@ -1,0 +1,29 @@
+// What a configuration means on one shape, before any device is involved: its
+// -D options, its launches' geometry and its workspace size, all evaluated
+// from the spec's expressions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tuner/backend/device.hpp"
+#include "tuner/spec/expression.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace attn {
+
+struct LaunchPlan {
+  std::vector<Define> defines;      // the params, then the spec's defines
+  std::vector<Launch> launches;
+  std::vector<std::string> entries; // distinct entry points, in launch order
+  std::size_t workspace_bytes = 0;
+};
+
+// Throws Outcome{skipped} when a constraint is false, an expression cannot be
+// evaluated, or a launch is empty.
+LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const Bindings& shape_variables);
+
+// "-D BLOCK_M=32 -D DK=128": how a result records its exact options.
+std::string defines_string(const std::vector<Define>& defines);
+
+}  // namespace attn
