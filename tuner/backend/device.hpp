@@ -123,6 +123,11 @@ class Device {
   // Compiles; throws CompileError (with the compiler's log) on failure.
   virtual std::unique_ptr<Program> compile(const CompileRequest& request) = 0;
 
+  // A hint that REQUESTS will be compiled soon: a backend whose compiler can
+  // run in parallel (NVRTC) does the work now on every core, and compile()
+  // then only loads the result. Failures are left for compile() to report.
+  virtual void precompile(const std::vector<CompileRequest>& requests) { (void)requests; }
+
   // Runs the launches in order on the same arguments and returns the device time
   // of the whole sequence in milliseconds, from the device's own events.
   // Throws LaunchError; throws DeviceLost when the context is no longer usable.

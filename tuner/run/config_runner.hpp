@@ -20,6 +20,18 @@ class ConfigRunner {
   // configuration can run at all (the device cannot be opened).
   virtual ConfigResult run(const Job& job) = 0;
   virtual const DeviceInfo& device_info() = 0;
+
+  // The jobs about to be run, in order: when a shape's first job comes, the
+  // rest of that shape's jobs are compiled ahead (in parallel where the
+  // backend can).
+  void expect(std::vector<Job> upcoming) { upcoming_ = std::move(upcoming); }
+
+ protected:
+  // The expected jobs of SHAPE.
+  std::vector<Job> upcoming_of(const std::string& shape) const;
+
+ private:
+  std::vector<Job> upcoming_;
 };
 
 // In this process: fastest to debug, but a crashing kernel ends the sweep.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <set>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -63,22 +64,45 @@ void Evaluator::prepare(const std::string& shape) {
   prepared_ = std::move(p);
 }
 
+CompileRequest Evaluator::compile_request(const std::vector<Define>& defines,
+                                         const std::vector<std::string>& entries) const {
+  CompileRequest request;
+  request.source_path = spec_.sources.at(backend_);
+  request.source_text = source_text_;
+  request.include_dirs = spec_.include_dirs;
+  request.include_dirs.push_back(request.source_path.parent_path());
+  request.defines = defines;
+  request.entries = entries;
+  if (spec_.compiler_options.contains(backend_)) request.extra_options = spec_.compiler_options.at(backend_);
+  request.arch = spec_.cuda_arch;
+  return request;
+}
+
+void Evaluator::precompile(const std::vector<Job>& jobs) {
+  if (!prepared_) return;
+  std::vector<CompileRequest> requests;
+  std::set<std::string> seen;
+  for (const auto& job : jobs) {
+    if (job.shape != prepared_->name) continue;
+    try {
+      const LaunchPlan lp = plan_launches(spec_.kernel(job.kernel), job.config, prepared_->variables);
+      const std::string key = defines_string(lp.defines);
+      if (programs_.contains(key) || !seen.insert(key).second) continue;
+      requests.push_back(compile_request(lp.defines, lp.entries));
+    } catch (const Outcome&) {
+      // skipped configurations are reported by evaluate()
+    }
+  }
+  if (!requests.empty()) device_.precompile(requests);
+}
+
 const Program& Evaluator::compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries,
                                    ConfigResult& result) {
   const std::string key = defines_string(defines);
   auto it = programs_.find(key);
   if (it == programs_.end()) {
-    CompileRequest request;
-    request.source_path = spec_.sources.at(backend_);
-    request.source_text = source_text_;
-    request.include_dirs = spec_.include_dirs;
-    request.include_dirs.push_back(request.source_path.parent_path());
-    request.defines = defines;
-    request.entries = entries;
-    if (spec_.compiler_options.contains(backend_)) request.extra_options = spec_.compiler_options.at(backend_);
-    request.arch = spec_.cuda_arch;
     try {
-      it = programs_.emplace(key, device_.compile(request)).first;
+      it = programs_.emplace(key, device_.compile(compile_request(defines, entries))).first;
     } catch (const CompileError& e) {
       const std::string line = first_error_line(e.log());
       throw Outcome{Status::compile_failed, line.empty() ? e.what() : line, trimmed_log(e.log())};
@@ -95,6 +119,10 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
     throw Outcome{Status::skipped, fmt::format("kernel '{}' does not run on the {} backend", kernel.name, backend_), {}};
   const LaunchPlan lp = plan_launches(kernel, config, shape.variables);
   result.defines = defines_string(lp.defines);
+  result.workspace_bytes = lp.workspace_bytes;
+  result.launches = nlohmann::json::array();
+  for (const auto& l : lp.launches)
+    result.launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
 
   const DeviceInfo& dev = device_.info();
   for (const auto& launch : lp.launches) {

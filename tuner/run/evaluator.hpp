@@ -49,6 +49,10 @@ class Evaluator {
   // until another shape is prepared (one shape's buffers live at a time).
   void prepare(const std::string& shape);
 
+  // Lets the device compile JOBS (of the prepared shape) ahead, in parallel
+  // where its compiler can; each job's own evaluation still reports its compile.
+  void precompile(const std::vector<Job>& jobs);
+
   // Throws DeviceLost when the device context died (the caller replaces the
   // process); every other failure is a status in the result.
   ConfigResult evaluate(const Job& job);
@@ -66,6 +70,7 @@ class Evaluator {
   Device& device() { return device_; }
 
  private:
+  CompileRequest compile_request(const std::vector<Define>& defines, const std::vector<std::string>& entries) const;
   const Program& compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries,
                           ConfigResult& result);
   void time(const Plan& plan, const PreparedShape& shape, ConfigResult& result);

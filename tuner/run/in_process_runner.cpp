@@ -16,6 +16,11 @@ class InProcessRunner final : public ConfigRunner {
 
   ConfigResult run(const Job& job) override {
     try {
+      if (job.shape != prepared_shape_) {
+        evaluator_.prepare(job.shape);
+        evaluator_.precompile(upcoming_of(job.shape));
+        prepared_shape_ = job.shape;
+      }
       return evaluator_.evaluate(job);
     } catch (const DeviceLost& e) {
       // Without a worker there is no fresh context to go on with.
@@ -28,9 +33,17 @@ class InProcessRunner final : public ConfigRunner {
  private:
   std::unique_ptr<Device> device_;
   Evaluator evaluator_;
+  std::string prepared_shape_;
 };
 
 }  // namespace
+
+std::vector<Job> ConfigRunner::upcoming_of(const std::string& shape) const {
+  std::vector<Job> jobs;
+  for (const auto& j : upcoming_)
+    if (j.shape == shape) jobs.push_back(j);
+  return jobs;
+}
 
 std::unique_ptr<ConfigRunner> make_in_process_runner(const Spec& spec, const std::string& device_id,
                                                      const RunSettings& settings) {

@@ -71,6 +71,8 @@ nlohmann::json ConfigResult::to_json() const {
   if (!reason.empty()) j["reason"] = reason;
   if (!log.empty()) j["log"] = log;
   j["defines"] = defines;
+  if (!launches.empty()) j["launches"] = launches;
+  if (workspace_bytes) j["workspace_bytes"] = workspace_bytes;
   if (timing) j["timing"] = timing->to_json();
   if (timing) {
     j["gflops"] = gflops;
@@ -95,6 +97,8 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
   r.reason = j.value("reason", "");
   r.log = j.value("log", "");
   r.defines = j.value("defines", "");
+  r.launches = j.value("launches", nlohmann::json::array());
+  r.workspace_bytes = j.value("workspace_bytes", std::size_t{0});
   if (j.contains("timing")) r.timing = SampleStats::from_json(j.at("timing"));
   r.gflops = j.value("gflops", 0.0);
   r.gbps = j.value("gbps", 0.0);

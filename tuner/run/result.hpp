@@ -54,6 +54,8 @@ struct ConfigResult {
   std::string reason;  // one line: why it is not ok
   std::string log;     // the compiler's log (kept for failures, trimmed for successes)
   std::string defines; // the exact -D options it was built with
+  nlohmann::json launches = nlohmann::json::array();  // as run: entry, grid, block, shared_bytes
+  std::size_t workspace_bytes = 0;
   std::optional<SampleStats> timing;
   double gflops = 0;   // FlashAttention's FLOP convention over the median time
   double gbps = 0;     // bytes each input read once and output written once, over the median

@@ -125,8 +125,12 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   }
 
   int already = 0;
-  for (const auto& job : jobs)
+  std::vector<Job> to_run;
+  for (const auto& job : jobs) {
     if (done.contains(job.key())) ++already;
+    else to_run.push_back(job);
+  }
+  runner->expect(std::move(to_run));
   progress.begin(static_cast<int>(jobs.size()), already);
 
   {

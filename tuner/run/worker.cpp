@@ -60,6 +60,9 @@ int serve_worker(const std::filesystem::path& spec_path, const std::string& shap
     try {
       if (type == "prepare") {
         evaluator->prepare(request.at("shape").get<std::string>());
+        std::vector<Job> ahead;
+        for (const auto& j : request.value("jobs", nlohmann::json::array())) ahead.push_back(Job::from_json(j));
+        evaluator->precompile(ahead);
         reply(fd, {{"type", "prepared"}});
       } else if (type == "run") {
         const Job job = Job::from_json(request.at("job"));

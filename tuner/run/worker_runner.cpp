@@ -48,7 +48,9 @@ class WorkerRunner final : public ConfigRunner {
 
     if (prepared_shape_ != job.shape) {
       std::string line;
-      if (!child_->write_line(nlohmann::json{{"type", "prepare"}, {"shape", job.shape}}.dump()))
+      nlohmann::json ahead = nlohmann::json::array();
+      for (const auto& j : upcoming_of(job.shape)) ahead.push_back(j.to_json());
+      if (!child_->write_line(nlohmann::json{{"type", "prepare"}, {"shape", job.shape}, {"jobs", ahead}}.dump()))
         return lost(result, "the worker closed its input before preparing the shape");
       const auto read = child_->read_line(line, settings_.prepare_timeout_s);
       if (read == Subprocess::Read::timeout)

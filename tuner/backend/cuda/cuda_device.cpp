@@ -1,6 +1,9 @@
 #include "tuner/backend/cuda/cuda_device.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 #include <cctype>
 #include <climits>
 #include <fstream>
@@ -303,11 +306,57 @@ void CudaDevice::read(const Buffer& src, void* dst, std::size_t bytes) {
   });
 }
 
+namespace {
+
+// Requests that differ only where NVRTC cannot see it compile the same.
+std::string nvrtc_cache_key(const CompileRequest& r, const std::string& arch) {
+  std::string key = arch + "\n" + std::to_string(std::hash<std::string>{}(r.source_text)) + "\n" + r.source_path.string();
+  for (const auto& d : r.defines) key += fmt::format("\n-D{}={}", d.name, d.value);
+  for (const auto& i : r.include_dirs) key += "\n-I" + i.string();
+  for (const auto& o : r.extra_options) key += "\n" + o;
+  return key;
+}
+
+}  // namespace
+
+std::string CudaDevice::arch_of(const CompileRequest& request) const {
+  return request.arch.empty() ? info_.arch : request.arch;
+}
+
+void CudaDevice::precompile(const std::vector<CompileRequest>& requests) {
+  std::vector<const CompileRequest*> todo;
+  for (const auto& r : requests)
+    if (!precompiled_.contains(nvrtc_cache_key(r, arch_of(r)))) todo.push_back(&r);
+  std::vector<std::optional<NvrtcResult>> results(todo.size());
+  std::atomic<std::size_t> next{0};
+  {
+    std::vector<std::jthread> pool;
+    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), todo.size()));
+    for (unsigned w = 0; w < workers; ++w)
+      pool.emplace_back([&] {
+        for (std::size_t i = next++; i < todo.size(); i = next++) {
+          try {
+            results[i] = nvrtc_compile(*todo[i], arch_of(*todo[i]));
+          } catch (const std::exception&) {
+            // compile() compiles it again and reports the error with its log.
+          }
+        }
+      });
+  }
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    if (results[i]) precompiled_.emplace(nvrtc_cache_key(*todo[i], arch_of(*todo[i])), std::move(*results[i]));
+}
+
 std::unique_ptr<Program> CudaDevice::compile(const CompileRequest& request) {
   if (lost_) throw_lost();
   std::unique_ptr<CudaProgram> p(new CudaProgram());
-  p->result_ = nvrtc_compile(request, request.arch.empty() ? std::string_view(info_.arch)
-                                                           : std::string_view(request.arch));
+  const std::string arch = arch_of(request);
+  if (auto it = precompiled_.find(nvrtc_cache_key(request, arch)); it != precompiled_.end()) {
+    p->result_ = std::move(it->second);
+    precompiled_.erase(it);
+  } else {
+    p->result_ = nvrtc_compile(request, arch);
+  }
   p->entries_ = request.entries;
 
   return guarded(lost_, lost_reason_, info_.id, [&]() -> std::unique_ptr<Program> {

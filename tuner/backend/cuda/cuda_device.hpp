@@ -14,6 +14,7 @@
 // DeviceLost again.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +79,9 @@ class CudaDevice final : public Device {
   // for another architecture) is a CompileError.
   std::unique_ptr<Program> compile(const CompileRequest& request) override;
 
+  // NVRTC for every request on all cores; compile() takes the results from here.
+  void precompile(const std::vector<CompileRequest>& requests) override;
+
   // Launches in order on one stream between two events; returns the events'
   // elapsed milliseconds. Raises a kernel's dynamic shared-memory limit when a
   // launch asks for more than 48 KB.
@@ -110,7 +114,10 @@ class CudaDevice final : public Device {
   void make_current() const;
   cuda_detail::Module& module_of(const Program& program) const;
 
+  std::string arch_of(const CompileRequest& request) const;
+
   int ordinal_ = 0;
+  std::map<std::string, NvrtcResult> precompiled_;  // by nvrtc_cache_key()
   DeviceInfo info_;
   ArchLimits limits_;
   std::shared_ptr<cuda_detail::Context> ctx_;
