@@ -45,7 +45,7 @@ for step in "$@"; do
       run devices "$bin" devices
       nvidia-smi >"$out/nvidia-smi.txt" 2>&1 ;;
     isolation)
-      run isolation "$bin" sweep tests/data/cuda_testbed.json --device cuda:0 --watchdog 20 \
+      run isolation "$bin" sweep tests/data/cuda_testbed.json --device cuda:0 --watchdog 10 \
         --max-time 0.2 --out "$out/cuda_testbed.json" --overwrite ;;
     opencl)
       id=$(nvidia_opencl_id)

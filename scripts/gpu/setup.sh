@@ -35,7 +35,8 @@ if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
 fi
 
 export PATH="/usr/local/cuda/bin:$PATH"
-cmake -S "$root" -B "$root/build-gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_TUNE_BUILD_TESTS="${ATTN_TUNE_BUILD_TESTS:-OFF}" >/dev/null
-cmake --build "$root/build-gpu" -j "$(nproc)"
-export ATTN_TUNE="$root/build-gpu/app/attn-tune"
+build="${ATTN_TUNE_BUILD_DIR:-$root/build-gpu}"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_TUNE_BUILD_TESTS="${ATTN_TUNE_BUILD_TESTS:-OFF}" >/dev/null
+cmake --build "$build" -j "$(nproc)"
+export ATTN_TUNE="$build/app/attn-tune"
 "$ATTN_TUNE" devices

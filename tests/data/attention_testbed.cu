@@ -40,8 +40,10 @@ extern "C" __global__ void TESTBED_BOUNDS testbed_attention(const float* q, cons
   const int h = blockIdx.y, b = blockIdx.z;
   if (i >= p.Nq) return;
 #if FAULT == 4
-  volatile int spin = 0;
-  while (spin == 0) {}
+  // clock64() is volatile: the compiler cannot drop this loop as it drops an
+  // empty spin (infinite loops without side effects may be assumed to end).
+  const long long start = clock64();
+  while (clock64() - start >= 0) {}
 #endif
   const int hk = h / p.q_per_kv;
   const int pos = p.kv_offset + i;

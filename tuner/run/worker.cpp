@@ -2,6 +2,8 @@
 // sweep, and exits after a lost context so that the sweep starts a fresh one.
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -81,7 +83,11 @@ int serve_worker(const std::filesystem::path& spec_path, const std::string& shap
       } else {
         reply(fd, {{"type", "error"}, {"message", e.what()}});
       }
-      return 3;  // the context is unusable: the sweep starts a new worker
+      // The context is unusable: leave at once (the OS reclaims the device
+      // memory; destructors would only report failing frees) and let the sweep
+      // start a new worker.
+      std::fflush(nullptr);
+      std::_Exit(3);
     } catch (const std::exception& e) {
       reply(fd, {{"type", "error"}, {"message", e.what()}});
     }
