@@ -3,6 +3,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "tuner/check/determinism_summary.hpp"
 #include "tuner/run/leaderboard.hpp"
 #include "tuner/run/sweep.hpp"
 
@@ -18,6 +19,7 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
   static SweepOptions opt;
   static bool json = false, quiet = false;
   static int top = 5;
+  static std::vector<std::string> checks, require;
   cmd->add_option("spec", opt.spec_path, "Sweep spec (configs/*.json)")->required();
   cmd->add_option("-d,--device", opt.device_id, "Device id from `attn-tune devices` (default: the best GPU, else the CPU)");
   cmd->add_option("-s,--shape", opt.shape_selection,
@@ -29,9 +31,17 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--json", json, "Print the leaderboard JSON on stdout instead of the table");
   cmd->add_option("--top", top, "Configurations per shape in the table")->capture_default_str();
   cmd->add_flag("-q,--quiet", quiet, "No progress on stderr");
+  cmd->add_option("--check", checks, "Checks on every verified configuration: determinism (cross-run, batch invariance, "
+                  "decode cache growth; docs/determinism.md)")->delimiter(',')->check(CLI::IsMember({"determinism"}));
+  cmd->add_option("--require", require, "Rank only configurations passing these checks: deterministic, batch-invariant, "
+                  "cache-growth (implies --check determinism)")->delimiter(',');
+  cmd->add_option("--check-batch-sizes", opt.settings.determinism.batch_sizes, "Batch sizes compared with B=1")
+      ->delimiter(',')->capture_default_str();
   add_run_options(cmd, opt.settings);
   cmd->callback([&ctx] {
     opt.command_line = ctx.command_line;
+    for (const auto& name : require) opt.settings.determinism.require.push_back(determinism_check_name(name));
+    opt.settings.determinism.enabled = !checks.empty() || !require.empty();
     Progress progress = Progress::for_stderr(quiet);
     const SweepOutcome outcome = run_sweep(opt, progress);
     if (json) fmt::print("{}\n", outcome.leaderboard.dump(2));

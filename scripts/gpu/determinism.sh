@@ -6,10 +6,14 @@
 #
 #   scripts/gpu/determinism.sh OUT_DIR [STEP...]
 #
-# With no STEP, every step in the order below. Each step is one attn-tune
-# command sized to finish well inside 10 minutes on an H100/H200 (most of the
-# time goes to drawing the random inputs of B = 1, 2, 8 and 33 on the host),
-# so steps can be run one per call. A step writes, under OUT_DIR:
+# With no STEP, every step in the order below: the acceptance runs
+# first, then decode-catch-heuristic and opencl-decode-split (extras). Each
+# step is one attn-tune command that should finish inside 10 minutes on an
+# H100/H200, so steps can be run one per call. Estimates (most of the time is
+# drawing the random inputs of B = 1, 2, 8 and 33 on one host core, ~30 ns per
+# element): decode-matrix 4 min, decode-matrix-cudacore 4, prefill-matrix 4,
+# prefill-matrix-d256 5, decode-catch-atomic 1-2, each decode sweep 4-5,
+# decode-catch-heuristic 1, opencl-decode-split 3. A step writes, under OUT_DIR:
 #   STEP.json  the determinism report or the leaderboard (the sweeps also leave STEP.json.journal.jsonl)
 #   STEP.log   what the command printed (the table)
 #   STEP.cmd   the exact command        STEP.rc  its exit code
@@ -44,7 +48,8 @@ for d in json.load(sys.stdin)["devices"]:
 }
 
 {
-  echo "git $(git rev-parse HEAD 2>/dev/null) $(git status --porcelain 2>/dev/null | wc -l) changed files"
+  # A snapshot (scripts/gpu/snapshot.sh) carries its commit in .attn-tune-commit; a checkout has git.
+  echo "commit $(cat .attn-tune-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null)"
   "$ATTN_TUNE" --version
   nvidia-smi -L 2>/dev/null
   "$ATTN_TUNE" devices 2>&1
@@ -126,8 +131,8 @@ step_opencl-decode-split() {  # the OpenCL decode modes on NVIDIA's OpenCL: mode
     --device "$dev" --seed "$seed" --watchdog 600 --max-time 0.5 --overwrite --out "$out/opencl-decode-split.json"
 }
 
-all_steps=(decode-matrix decode-matrix-cudacore decode-catch-atomic decode-catch-heuristic prefill-matrix
-           prefill-matrix-d256 decode-sweep-fp16-kv8 decode-sweep-bf16-kv8 decode-sweep-fp16-kv32 opencl-decode-split)
+all_steps=(decode-matrix decode-matrix-cudacore prefill-matrix prefill-matrix-d256 decode-catch-atomic
+           decode-sweep-fp16-kv8 decode-sweep-bf16-kv8 decode-sweep-fp16-kv32 decode-catch-heuristic opencl-decode-split)
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=("${all_steps[@]}")
 for s in "${steps[@]}"; do

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "tuner/check/determinism_summary.hpp"
 #include "tuner/core/sha256.hpp"
 #include "tuner/core/version.hpp"
 
@@ -56,6 +57,13 @@ nlohmann::json build_leaderboard(const LeaderboardContext& ctx, const std::vecto
         if (r.job.kernel == kernel.name && r.job.shape == shape_name) group.push_back(r);
       if (group.empty()) continue;
       group = ranked(std::move(group));
+      // A configuration failing a required check (--require) keeps its time but does not rank.
+      std::map<std::string, std::string> excluded;  // job key -> why
+      for (const auto& r : group)
+        if (std::string why; r.status == Status::ok && !passes_checks(r.checks, ctx.settings.determinism.require, &why))
+          excluded[r.job.key()] = why;
+      std::stable_partition(group.begin(), group.end(),
+                            [&](const ConfigResult& r) { return r.status == Status::ok && !excluded.contains(r.job.key()); });
 
       nlohmann::json g;
       g["kernel"] = kernel.name;
@@ -69,10 +77,13 @@ nlohmann::json build_leaderboard(const LeaderboardContext& ctx, const std::vecto
         nlohmann::json e = r.to_json();
         e.erase("kernel");
         e.erase("shape");
-        if (r.status == Status::ok) e["rank"] = ++rank;
+        if (excluded.contains(r.job.key())) e["excluded"] = excluded.at(r.job.key());
+        else if (r.status == Status::ok) e["rank"] = ++rank;
         entries.push_back(std::move(e));
       }
       g["counts"] = counts;
+      if (!excluded.empty()) g["excluded"] = excluded.size();
+      if (auto d = determinism_summary(group, ctx.settings.determinism.require); !d.is_null()) g["determinism"] = d;
       if (rank > 0) {
         const ConfigResult& best = group.front();
         g["best"] = {{"key", config_key(best.job.config)}, {"preset", best.job.preset},
@@ -122,8 +133,9 @@ std::string leaderboard_table(const nlohmann::json& lb, int top) {
   for (const auto& g : lb.at("groups")) {
     out += fmt::format("\n{} / {}  ({})\n", g.at("kernel").get<std::string>(), g.at("shape").get<std::string>(),
                        shape_summary(g.at("shape_fields")));
-    out += fmt::format("{:>4}  {:<44} {:>10} {:>10} {:>7} {:>10} {:>9} {:>9} {:>8}\n", "rank", "configuration", "median ms",
-                       "min ms", "noise", "GFLOP/s", "GB/s", "priv B", "local B");
+    const bool checked = g.contains("determinism");
+    out += fmt::format("{:>4}  {:<44} {:>10} {:>10} {:>7} {:>10} {:>9} {:>9} {:>8}{}\n", "rank", "configuration", "median ms",
+                       "min ms", "noise", "GFLOP/s", "GB/s", "priv B", "local B", checked ? "  det/bi/cg" : "");
     int shown = 0;
     for (const auto& e : g.at("entries")) {
       if (!e.contains("rank") || shown++ >= top) continue;
@@ -135,9 +147,10 @@ std::string leaderboard_table(const nlohmann::json& lb, int top) {
       }
       std::string label = e.at("key").get<std::string>();
       if (!e.value("preset", "").empty()) label += fmt::format(" ({})", e.value("preset", ""));
-      out += fmt::format("{:>4}  {:<44} {:>10.4f} {:>10.4f} {:>6.2f}% {:>10.1f} {:>9.2f} {:>9} {:>8}\n",
+      out += fmt::format("{:>4}  {:<44} {:>10.4f} {:>10.4f} {:>6.2f}% {:>10.1f} {:>9.2f} {:>9} {:>8}{}\n",
                          e.at("rank").get<int>(), label, t.at("median_ms").get<double>(), t.at("min_ms").get<double>(),
-                         100 * t.at("rel_noise").get<double>(), e.value("gflops", 0.0), e.value("gbps", 0.0), priv, local);
+                         100 * t.at("rel_noise").get<double>(), e.value("gflops", 0.0), e.value("gbps", 0.0), priv, local,
+                         checked ? "  " + checks_cell(e) : "");
     }
     if (g.contains("baseline")) {
       const auto& b = g.at("baseline");
@@ -147,7 +160,9 @@ std::string leaderboard_table(const nlohmann::json& lb, int top) {
       else
         out += fmt::format("baseline {}: {}\n", b.value("preset", ""), b.value("status", "not in this sweep"));
     }
+    if (checked) out += determinism_summary_line(g.at("determinism"));
     std::string not_ranked;
+    if (g.contains("excluded")) not_ranked = fmt::format("{} excluded by --require", g.at("excluded").get<int>());
     for (const auto& [status, n] : g.at("counts").items())
       if (status != "ok") not_ranked += fmt::format("{}{} {}", not_ranked.empty() ? "" : ", ", n.get<int>(), status);
     if (!not_ranked.empty()) out += fmt::format("not ranked: {}\n", not_ranked);

@@ -25,6 +25,9 @@ struct LeaderboardContext {
   bool complete = true;      // false when the sweep was interrupted
 };
 
+// With determinism checks in the results, each group gets a `determinism`
+// summary (the cost of determinism); with settings.determinism.require, ok
+// configurations failing a required check get `excluded` (why) instead of a rank.
 nlohmann::json build_leaderboard(const LeaderboardContext& context, const std::vector<ConfigResult>& results);
 
 // Ranks one group's results: ok ones by median time (rank 1 = fastest), then the rest by status.

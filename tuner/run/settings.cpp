@@ -20,12 +20,18 @@ TimingSettings TimingSettings::from_json(const nlohmann::json& j) {
   return t;
 }
 
-nlohmann::json DeterminismSettings::to_json() const { return {{"enabled", enabled}, {"runs", runs}}; }
+nlohmann::json DeterminismSettings::to_json() const {
+  return {{"enabled", enabled}, {"runs", runs}, {"batch_sizes", batch_sizes}, {"cache_growth_steps", cache_growth_steps},
+          {"require", require}};
+}
 
 DeterminismSettings DeterminismSettings::from_json(const nlohmann::json& j) {
   DeterminismSettings d;
   d.enabled = j.value("enabled", d.enabled);
   d.runs = j.value("runs", d.runs);
+  d.batch_sizes = j.value("batch_sizes", d.batch_sizes);
+  d.cache_growth_steps = j.value("cache_growth_steps", d.cache_growth_steps);
+  d.require = j.value("require", d.require);
   return d;
 }
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +29,9 @@ struct TimingSettings {
 struct DeterminismSettings {
   bool enabled = false;
   int runs = 5;  // cross-run: the same inputs this many times
+  std::vector<int> batch_sizes{2, 8, 33};  // batch invariance: compared with B=1
+  int cache_growth_steps = 4;              // decode positions one at a time vs at once; < 2 = off
+  std::vector<std::string> require;        // checks a configuration must pass to rank ("deterministic", "batch_invariant")
 
   nlohmann::json to_json() const;
   static DeterminismSettings from_json(const nlohmann::json& j);
