@@ -73,13 +73,29 @@ class AttentionProblem final : public Problem {
 
     // Each sequence's data is its own stream: sequence b is the same inside any batch size.
     const std::size_t q_seq = std::size_t(s_.Hq) * s_.Nq * s_.D, kv_seq = std::size_t(s_.Hkv) * s_.Nkv * s_.D;
-    for (int b = 0; b < s_.B; ++b) {
-      UniformStream rq(stream_seed(seed_, "q", b)), rk(stream_seed(seed_, "k", b)), rv(stream_seed(seed_, "v", b));
-      fill_random(q.data, b * q_seq, q_seq, qb, s_.dtype, rq, -1, 1);
-      fill_random(k.data, b * kv_seq, kv_seq, kb, kv_dtype, rk, -1, 1);
-      fill_random(v.data, b * kv_seq, kv_seq, kb, kv_dtype, rv, -1, 1);
-      if (s_.mask) fill_mask(mask.data, b);
-    }
+    // Sequences write disjoint ranges from their own streams: drawn in parallel.
+    parallel_for(std::size_t(s_.B) * 4, [&](std::size_t task) {
+      const int b = int(task / 4);
+      switch (task % 4) {
+        case 0: {
+          UniformStream r(stream_seed(seed_, "q", b));
+          fill_random(q.data, b * q_seq, q_seq, qb, s_.dtype, r, -1, 1);
+          break;
+        }
+        case 1: {
+          UniformStream r(stream_seed(seed_, "k", b));
+          fill_random(k.data, b * kv_seq, kv_seq, kb, kv_dtype, r, -1, 1);
+          break;
+        }
+        case 2: {
+          UniformStream r(stream_seed(seed_, "v", b));
+          fill_random(v.data, b * kv_seq, kv_seq, kb, kv_dtype, r, -1, 1);
+          break;
+        }
+        default:
+          if (s_.mask) fill_mask(mask.data, b);
+      }
+    });
     if (s_.sinks) {
       UniformStream rs(stream_seed(seed_, "sinks", 0));
       fill_random(sinks.data, 0, s_.Hq, 4, AttnDtype::F32_F16, rs, -2, 2);
