@@ -10,6 +10,7 @@
 #   isolation     the CUDA testbed: a hang (timeout), an illegal address and a
 #                 trap (crashed), a spilling configuration, the sweep going on
 #   opencl        seed 004's OpenCL kernel on NVIDIA's OpenCL driver
+#   pocl          the same spec on the host's CPU through PoCL
 #   cuda-f32f16   seed 004's algorithm ported to CUDA (same spec shapes)
 #   decode        the CUDA split-KV decode kernel
 #   prefill       the CUDA tensor-core prefill kernel
@@ -52,6 +53,9 @@ for step in "$@"; do
       if [ -z "$id" ]; then echo "no NVIDIA OpenCL device" | tee "$out/opencl.log"; continue; fi
       run opencl "$bin" sweep configs/flash_attn_f32_f16.json --device "$id" --max-time 0.3 \
         --out "$out/flash_attn_f32_f16.nvidia-opencl.json" --overwrite ;;
+    pocl)
+      run pocl "$bin" sweep configs/flash_attn_f32_f16.json --device opencl:0:0 --max-time 0.3 \
+        --out "$out/flash_attn_f32_f16.pocl.json" --overwrite ;;
     cuda-f32f16)
       run cuda-f32f16 "$bin" sweep configs/flash_attn_f32_f16_cuda.json --device cuda:0 --max-time 0.3 \
         --out "$out/flash_attn_f32_f16_cuda.json" --overwrite ;;
