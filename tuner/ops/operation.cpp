@@ -5,12 +5,16 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/ops/attention.hpp"
+#include "tuner/ops/deformable.hpp"
+#include "tuner/ops/similarity.hpp"
 
 namespace attn {
 namespace {
 
 // Every operation attn-tune knows. A new family adds its accessor here.
-std::vector<const Operation*> registry() { return {&attention_operation()}; }
+std::vector<const Operation*> registry() {
+  return {&attention_operation(), &similarity_operation(), &deformable_operation()};
+}
 
 }  // namespace
 

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Seed 000 side by side: PyTorch (cuBLAS, fp32, TF32 off) against attn-tune's
+similarity kernels, on the GPU machine.
+
+For each head count of configs/similarity.json's BERT shapes (N = M = 8192,
+D = 768, heads x 64) this
+
+  * rebuilds attn-tune's exact inputs (its mt19937_64 streams, tuner/core/rng.hpp;
+    tuner/ops/similarity.cpp draws q, k in [-1, 1) and wq, wk in +-sqrt(3/D)),
+  * times PyTorch's q @ wq^T, k @ wk^T, (pq @ pk^T) * scale with CUDA events
+    (median of --runs after warm-up, the L2 flushed before each run as attn-tune
+    does, and warm), and the same with the keys projected ahead,
+  * checks PyTorch's output against a float64 computation of sampled rows,
+  * with --attn-tune, times attn-tune's best configuration of each strategy in
+    the same run (`attn-tune bench ... --json`; taken from --leaderboard when
+    given, else the spec's baseline presets), whose own verification against its
+    double reference on these same inputs comes back in the JSON,
+  * with --leaderboard, writes the strategy x heads table of pairs/s and the
+    12-head / 1-head time ratio per strategy (the seed measured 6.6x),
+
+and writes similarity_torch.md and similarity_torch.json under OUT.
+
+  python3 scripts/compare/similarity_torch.py OUT [--attn-tune build-gpu/app/attn-tune]
+                                                  [--leaderboard results/similarity.json]
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+
+
+def stream_seed(seed, label, index):
+    """tuner/core/rng.hpp stream_seed: FNV-1a over the label, mixed with seed and index."""
+    h = 1469598103934665603 ^ seed
+    for c in label.encode():
+        h = ((h ^ c) * 1099511628211) & MASK64
+    h ^= (index + 0x9E3779B97F4A7C15 + ((h << 6) & MASK64) + (h >> 2)) & MASK64
+    return h & MASK64
+
+
+class Mt19937_64:
+    """std::mt19937_64, the twist vectorized with numpy (same outputs, in order)."""
+
+    N, M = 312, 156
+    A = np.uint64(0xB5026F5AA96619E9)
+    UPPER, LOWER = np.uint64(0xFFFFFFFF80000000), np.uint64(0x7FFFFFFF)
+
+    def __init__(self, seed):
+        mt = [seed & MASK64]
+        for i in range(1, self.N):
+            mt.append((6364136223846793005 * (mt[-1] ^ (mt[-1] >> 62)) + i) & MASK64)
+        self.mt = np.array(mt, dtype=np.uint64)
+        self.pos = self.N
+
+    def _twist(self):
+        mt, n, m, one = self.mt, self.N, self.M, np.uint64(1)
+        y = (mt[0:n - m] & self.UPPER) | (mt[1:n - m + 1] & self.LOWER)
+        mt[0:n - m] = mt[m:n] ^ (y >> one) ^ ((y & one) * self.A)
+        y = (mt[n - m:n - 1] & self.UPPER) | (mt[n - m + 1:n] & self.LOWER)
+        mt[n - m:n - 1] = mt[0:m - 1] ^ (y >> one) ^ ((y & one) * self.A)
+        y = (mt[n - 1] & self.UPPER) | (mt[0] & self.LOWER)
+        mt[n - 1] = mt[m - 1] ^ (y >> one) ^ ((y & one) * self.A)
+        self.pos = 0
+
+    def raw(self, count):
+        out = np.empty(count, dtype=np.uint64)
+        filled = 0
+        while filled < count:
+            if self.pos == self.N:
+                self._twist()
+            take = min(count - filled, self.N - self.pos)
+            out[filled:filled + take] = self.mt[self.pos:self.pos + take]
+            filled += take
+            self.pos += take
+        x = out
+        x ^= (x >> np.uint64(29)) & np.uint64(0x5555555555555555)
+        x ^= (x << np.uint64(17)) & np.uint64(0x71D67FFFEDA60000)
+        x ^= (x << np.uint64(37)) & np.uint64(0xFFF7EEE000000000)
+        x ^= x >> np.uint64(43)
+        return x
+
+
+def self_test():
+    """The C++ standard's check: the 10000th output of a default-seeded mt19937_64."""
+    assert int(Mt19937_64(5489).raw(10000)[-1]) == 9981545732273789042, "mt19937_64 replica is wrong"
+
+
+def uniform(seed, label, index, count, lo, hi):
+    """UniformStream(stream_seed(seed, label, index)).next(lo, hi) x count, as float64."""
+    unit = (Mt19937_64(stream_seed(seed, label, index)).raw(count) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    return lo + (hi - lo) * unit
+
+
+def similarity_inputs(seed, N, M, D, proj_dim):
+    w = math.sqrt(3.0 / D)
+    f32 = lambda a, rows: a.astype(np.float32).reshape(rows, D)
+    return (f32(uniform(seed, "q", 0, N * D, -1, 1), N), f32(uniform(seed, "k", 0, M * D, -1, 1), M),
+            f32(uniform(seed, "wq", 0, proj_dim * D, -w, w), proj_dim),
+            f32(uniform(seed, "wk", 0, proj_dim * D, -w, w), proj_dim))
+
+
+# ----------------------------------------------------------------- timing
+def cuda_time_ms(torch, fn, runs, flush):
+    """Median of RUNS CUDA-event timings of fn() after warm-up; FLUSH: write a buffer of
+    twice the L2 before each run (attn-tune's cold-cache timing)."""
+    scratch = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4 + 1024, device="cuda") if flush else None
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        if flush:
+            scratch.fill_(float(len(times)))
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return float(np.median(times))
+
+
+# ---------------------------------------------------------- attn-tune side
+def best_configs(leaderboards):
+    """(kernel, shape) -> best entry, over every leaderboard given."""
+    best = {}
+    for path in leaderboards:
+        with open(path) as f:
+            lb = json.load(f)
+        for g in lb["groups"]:
+            ok = [e for e in g["entries"] if e.get("status") == "ok"]
+            if ok:
+                best[(g["kernel"], g["shape"])] = min(ok, key=lambda e: e["timing"]["median_ms"])
+    return best
+
+
+def attn_tune_bench(binary, spec, kernel, shape, key, seed):
+    cmd = [binary, "bench", spec, "-k", kernel, "--shape", shape, "--seed", str(seed), "--json"]
+    cmd += ["--set", key] if key else []
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        return {"command": " ".join(cmd), "error": run.stderr.strip()[-2000:]}
+    try:
+        result = json.loads(run.stdout)[0]
+    except (ValueError, IndexError):
+        return {"command": " ".join(cmd), "error": (run.stdout + run.stderr)[-2000:]}
+    out = {"command": " ".join(cmd), "status": result["status"], "key": result["key"]}
+    if result["status"] == "ok":
+        out.update(median_ms=result["timing"]["median_ms"], pairs_per_s=result["throughput"]["per_s"],
+                   verify=result["verify"])
+    else:
+        out["reason"] = result.get("reason", "")
+    return out
+
+
+STRATEGIES = [("sequential", 0), ("fused", 1), ("head_grid", 2), ("warp", 3), ("projected", 4)]
+
+
+def strategy_table(best, n_label):
+    rows = []
+    for kernel, number in STRATEGIES:
+        per_heads = {}
+        for heads in (1, 4, 8, 12):
+            e = best.get((kernel, f"bert-h{heads}-{n_label}"))
+            per_heads[heads] = e["throughput"]["per_s"] if e and "throughput" in e else None
+        ratio = per_heads[1] / per_heads[12] if per_heads[1] and per_heads[12] else None
+        rows.append({"strategy": f"{number} {kernel}", "pairs_per_s": per_heads, "time_ratio_12_over_1": ratio})
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", help="output directory")
+    ap.add_argument("--attn-tune", help="attn-tune binary: time its kernels in the same run")
+    ap.add_argument("--spec", default=os.path.join(os.path.dirname(__file__), "..", "..", "configs", "similarity.json"))
+    ap.add_argument("--leaderboard", action="append", default=[], help="attn-tune sweep leaderboard(s) of --spec")
+    ap.add_argument("--seed", type=int, default=1, help="attn-tune's --seed (inputs)")
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--heads", default="1,4,8,12")
+    ap.add_argument("--n", type=int, default=8192)
+    ap.add_argument("--check-rows", type=int, default=256)
+    args = ap.parse_args()
+
+    import torch
+
+    self_test()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    os.makedirs(args.out, exist_ok=True)
+    N = M = args.n
+    D, head_dim = 768, 64
+    max_heads = max(int(h) for h in args.heads.split(","))
+    q, k, wq_all, wk_all = similarity_inputs(args.seed, N, M, D, max_heads * head_dim)
+    qd, kd = torch.from_numpy(q).cuda(), torch.from_numpy(k).cuda()
+    best = best_configs(args.leaderboard)
+    rows_to_check = torch.from_numpy(np.unique(np.r_[0, N - 1, np.random.default_rng(0).integers(0, N, args.check_rows)])).cuda()
+
+    results = []
+    for heads in (int(h) for h in args.heads.split(",")):
+        P = heads * head_dim
+        # wq / wk of fewer heads are the first rows of the same streams: attn-tune draws them in order
+        wq, wk = torch.from_numpy(wq_all[:P]).cuda(), torch.from_numpy(wk_all[:P]).cuda()
+        scale = 1.0 / heads
+        pk_ahead = kd @ wk.T
+        full = lambda: ((qd @ wq.T) @ (kd @ wk.T).T).mul_(scale)
+        ahead = lambda: ((qd @ wq.T) @ pk_ahead.T).mul_(scale)
+        out = full()
+        ref = ((qd[rows_to_check].double() @ wq.double().T) @ (kd.double() @ wk.double().T).T) * scale
+        got = out[rows_to_check].double()
+        r = {"heads": heads, "N": N, "M": M, "D": D, "head_dim": head_dim,
+             "torch_ms": cuda_time_ms(torch, full, args.runs, True),
+             "torch_warm_ms": cuda_time_ms(torch, full, args.runs, False),
+             "torch_keys_ahead_ms": cuda_time_ms(torch, ahead, args.runs, True),
+             "torch_vs_float64": {"rel_l2": float((got - ref).norm() / ref.norm()),
+                                  "max_abs": float((got - ref).abs().max()), "rows": int(rows_to_check.numel())}}
+        r["torch_pairs_per_s"] = N * M / (r["torch_ms"] * 1e-3)
+        r["torch_keys_ahead_pairs_per_s"] = N * M / (r["torch_keys_ahead_ms"] * 1e-3)
+        if args.attn_tune:
+            shape = f"bert-h{heads}-n{N}"
+            r["attn_tune"] = {}
+            for kernel, _ in STRATEGIES:
+                if kernel in ("sequential", "warp"):
+                    continue  # per-pair strategies: seconds per run at this size (see the n1024 shapes)
+                e = best.get((kernel, shape))
+                r["attn_tune"][kernel] = attn_tune_bench(args.attn_tune, args.spec, kernel, shape, e["key"] if e else None, args.seed)
+            if heads == 12:
+                e = best.get(("projected", shape + "-keys-ahead"))
+                r["attn_tune"]["projected-keys-ahead"] = attn_tune_bench(args.attn_tune, args.spec, "projected",
+                                                                         shape + "-keys-ahead", e["key"] if e else None, args.seed)
+        results.append(r)
+        del out, ref, got, pk_ahead
+        torch.cuda.empty_cache()
+        print(json.dumps(r, indent=1), flush=True)
+
+    report = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "seed": args.seed, "results": results}
+    if best:
+        report["strategy_table_n8192"] = strategy_table(best, f"n{N}")
+        report["strategy_table_n1024"] = strategy_table(best, "n1024")
+    with open(os.path.join(args.out, "similarity_torch.json"), "w") as f:
+        json.dump(report, f, indent=2)
+    with open(os.path.join(args.out, "similarity_torch.md"), "w") as f:
+        f.write(markdown(report))
+    print(markdown(report))
+
+
+def fmt_rate(x):
+    return f"{x:.3g}" if x else "–"
+
+
+def markdown(report):
+    lines = [f"# Seed 000: multi-head similarity, PyTorch vs attn-tune ({report['device']}, torch {report['torch']})", "",
+             "fp32 without TF32, N = M = 8192, D = 768, 64 dims per head; inputs: attn-tune's (seed "
+             f"{report['seed']}). Times: CUDA events, median, L2 flushed before each run unless 'warm'.", "",
+             "| heads | PyTorch ms | pairs/s | warm ms | keys ahead pairs/s | PyTorch vs float64 rel_l2 | attn-tune best (strategy) ms | pairs/s | attn-tune verify rel_l2 |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in report["results"]:
+        at = {k: v for k, v in r.get("attn_tune", {}).items() if v.get("status") == "ok"}
+        best_k = min(at, key=lambda k: at[k]["median_ms"]) if at else None
+        b = at.get(best_k, {})
+        lines.append(f"| {r['heads']} | {r['torch_ms']:.3f} | {r['torch_pairs_per_s']:.3g} | {r['torch_warm_ms']:.3f} | "
+                     f"{r['torch_keys_ahead_pairs_per_s']:.3g} | {r['torch_vs_float64']['rel_l2']:.2g} | "
+                     + (f"{b['median_ms']:.3f} ({best_k}) | {b['pairs_per_s']:.3g} | {b['verify']['rel_l2']:.2g} |" if b else "– | – | – |"))
+    for r in report["results"]:
+        for k, v in r.get("attn_tune", {}).items():
+            if v.get("status") != "ok":
+                lines.append(f"\n{r['heads']} heads, {k}: {v.get('status', 'error')}: {v.get('reason', v.get('error', ''))}")
+    for n_label in ("n8192", "n1024"):
+        table = report.get(f"strategy_table_{n_label}")
+        if not table:
+            continue
+        lines += ["", f"## attn-tune strategies, best configuration each, pairs/s ({n_label})", "",
+                  "| strategy | 1 head | 4 heads | 8 heads | 12 heads | 12-head / 1-head time |", "| --- | --- | --- | --- | --- | --- |"]
+        for row in table:
+            p = row["pairs_per_s"]
+            ratio = f"{row['ratio_1_over_12']:.2f}x" if row["time_ratio_12_over_1"] else "–"
+            lines.append(f"| {row['strategy']} | {fmt_rate(p[1])} | {fmt_rate(p[4])} | {fmt_rate(p[8])} | {fmt_rate(p[12])} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+// Real sweeps of configs/similarity_small.json on PoCL: every configuration of
+// the OpenCL similarity kernels (strategy 0, the seed's per-pair kernel, and
+// strategy 4, the projection GEMMs, with keys projected by the kernels and
+// ahead) verifies on every shape; the CUDA-only strategies are left out.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "tests/support/test_support.hpp"
+#include "tuner/run/config_runner.hpp"
+#include "tuner/run/sweep.hpp"
+
+namespace attn {
+namespace {
+
+nlohmann::json sweep_opencl(const std::vector<std::string>& kernels) {
+  test::TempDir dir;
+  SweepOptions opt;
+  opt.spec_path = test::source_dir() / "configs" / "similarity_small.json";
+  opt.device_id = "opencl:0:0";
+  opt.kernels = kernels;
+  opt.out = dir / "lb.json";
+  opt.settings.isolate = false;
+  opt.settings.timing.warmup_runs = 0;
+  opt.settings.timing.min_samples = 1;
+  opt.settings.timing.max_time_s = 0.001;
+  opt.settings.timing.flush_cache = false;
+  Progress quiet(stderr, false, true);
+  return run_sweep(opt, quiet).leaderboard;
+}
+
+// Every entry verified; returns how many there were.
+int expect_all_verified(const nlohmann::json& lb) {
+  EXPECT_TRUE(lb.at("complete").get<bool>());
+  int entries = 0;
+  for (const auto& g : lb.at("groups")) {
+    SCOPED_TRACE(fmt::format("{} / {}", g.at("kernel").get<std::string>(), g.at("shape").get<std::string>()));
+    for (const auto& e : g.at("entries")) {
+      ++entries;
+      EXPECT_EQ(e.at("status"), "ok") << e.dump();
+      if (e.at("status") == "ok") {
+        EXPECT_EQ(e.at("throughput").at("unit"), "pairs") << e.dump();
+      }
+    }
+  }
+  return entries;
+}
+
+TEST(SimilarityPoclSweep, SequentialEveryConfigurationVerifies) {
+  EXPECT_EQ(expect_all_verified(sweep_opencl({"sequential"})), 4 * 4);  // 4 configurations x 4 shapes
+}
+
+TEST(SimilarityPoclSweep, ProjectedEveryConfigurationVerifies) {
+  EXPECT_EQ(expect_all_verified(sweep_opencl({"projected"})), 8 * 5);  // 8 configurations x 5 shapes
+}
+
+}  // namespace
+}  // namespace attn
