@@ -1,0 +1,1 @@
+/root/attn-build/app/attn-tune determinism configs/flash_attn_decode.json -k decode --preset atomic --head-dims 128 --kv 4096 --gqa 1\,4 --features none --runs 20 --shape fp16-h32-kv32-n4096 --device cuda:0 --seed 1 --out /root/g2/c/decode-catch-atomic.json 

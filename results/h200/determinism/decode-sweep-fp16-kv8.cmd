@@ -1,0 +1,1 @@
+/root/attn-build/app/attn-tune sweep configs/flash_attn_decode.json --shape fp16-h32-kv8-n32768 --check determinism --device cuda:0 --seed 1 --watchdog 900 --max-time 0.5 --overwrite --out /root/g2/c/decode-sweep-fp16-kv8.json 

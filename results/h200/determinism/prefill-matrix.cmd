@@ -1,0 +1,1 @@
+/root/attn-build/app/attn-tune determinism configs/flash_attn_fwd.json -k prefill --preset FA2 --head-dims 64,128 --shape fp16-d128-n1024-causal,Hq=4,Hkv=4,Nq=256 --device cuda:0 --out /root/g2/d/prefill-matrix.json
