@@ -1,0 +1,91 @@
+#include "tuner/export/gate_rules.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "tuner/export/check_results.hpp"
+
+namespace attn {
+namespace {
+
+// Normal samples: IQR = 1.349 standard deviations.
+constexpr double kIqrPerSigma = 1.349;
+
+std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::faster: return "FASTER";
+    case Verdict::same: return "SAME";
+    case Verdict::slower: return "SLOWER";
+    case Verdict::uncertain: return "UNCERTAIN";
+    case Verdict::broken: return "BROKEN";
+    case Verdict::nondeterministic: return "NONDETERMINISTIC";
+    case Verdict::missing: return "MISSING";
+  }
+  return "?";
+}
+
+bool fails(Verdict v, const GateRules& rules) {
+  switch (v) {
+    case Verdict::faster:
+    case Verdict::same: return false;
+    case Verdict::uncertain: return rules.uncertain_fails;
+    case Verdict::slower:
+    case Verdict::broken:
+    case Verdict::nondeterministic:
+    case Verdict::missing: return true;
+  }
+  return true;
+}
+
+double measurement_noise(const SampleStats& t) {
+  if (t.samples >= 4 && t.median_ms > 0 && t.q3_ms > t.q1_ms) return (t.q3_ms - t.q1_ms) / (kIqrPerSigma * t.median_ms);
+  return t.rel_noise;
+}
+
+Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, const GateRules& rules) {
+  Judgement j;
+  if (!candidate) {
+    j.verdict = Verdict::missing;
+    j.why = "the candidate has no result for this configuration";
+    return j;
+  }
+  if (candidate->status != Status::ok || !candidate->timing) {
+    j.verdict = Verdict::broken;
+    j.why = fmt::format("ok -> {}: {}", status_name(candidate->status), candidate->reason.empty() ? "no reason recorded" : candidate->reason);
+    return j;
+  }
+  for (const char* check : kDeterminismChecks) {
+    if (check_passed(baseline.checks, check) == true && check_passed(candidate->checks, check) == false) {
+      j.verdict = Verdict::nondeterministic;
+      j.why = fmt::format("{} went from true to false", check);
+      return j;
+    }
+  }
+
+  const SampleStats& b = *baseline.timing;
+  const SampleStats& c = *candidate->timing;
+  const double ratio = c.median_ms / b.median_ms;
+  j.change = ratio - 1;
+  j.band = std::hypot(measurement_noise(b), measurement_noise(c));
+  const double size = ratio >= 1 ? ratio - 1 : 1 / ratio - 1;  // the slowdown, or the speedup
+  const std::string numbers = fmt::format("{} ({:.4g} -> {:.4g} ms), noise {:.1f}%, threshold {:.1f}%", percent(j.change),
+                                          b.median_ms, c.median_ms, 100 * j.band, 100 * rules.threshold);
+  if (size <= rules.threshold) {
+    j.verdict = Verdict::same;
+    j.why = numbers + ": within the threshold";
+  } else if (size <= j.band) {
+    j.verdict = Verdict::uncertain;
+    j.why = numbers + ": beyond the threshold but within the noise";
+  } else {
+    j.verdict = j.change > 0 ? Verdict::slower : Verdict::faster;
+    j.why = numbers + ": beyond both";
+  }
+  return j;
+}
+
+}  // namespace attn

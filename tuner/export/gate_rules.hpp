@@ -1,0 +1,56 @@
+// The perf gate's decision for one (kernel, shape, configuration): how a
+// candidate measurement compares with the baseline's (docs/gate.md).
+//
+//   noise(m)  = m's interquartile range / (1.349 * m's median): its samples'
+//               standard deviation relative to the median for normal samples,
+//               but not inflated by a few outliers (m's rel_noise when the
+//               quartiles are not recorded)
+//   slowdown  = candidate median / baseline median - 1
+//   speedup   = baseline median / candidate median - 1 (the mirror image, so
+//               that twice as slow and twice as fast are both 100%)
+//   band      = sqrt(noise(baseline)^2 + noise(candidate)^2)
+//
+//   SLOWER     slowdown > threshold and slowdown > band
+//   FASTER     speedup  > threshold and speedup  > band
+//   UNCERTAIN  slowdown or speedup > threshold, but <= band: the noise cannot tell
+//   SAME       neither is beyond the threshold
+//
+// Before timing, and whatever the timing: a candidate that is not ok where the
+// baseline was (incorrect, crashed, ...) is BROKEN; one whose deterministic,
+// batch_invariant or cache_growth check went from true to false is
+// NONDETERMINISTIC; one with no result is MISSING. These, and SLOWER, fail the gate.
+#pragma once
+
+#include <string>
+
+#include "tuner/run/result.hpp"
+
+namespace attn {
+
+enum class Verdict { faster, same, slower, uncertain, broken, nondeterministic, missing };
+
+const char* verdict_name(Verdict verdict);  // "FASTER", "SAME", ...
+
+struct GateRules {
+  double threshold = 0.05;         // the smallest slowdown that can fail the gate
+  int remeasure_limit = 3;         // measurements more for an UNCERTAIN or SLOWER one, with a device
+  bool uncertain_fails = false;    // an UNCERTAIN left after the re-measurements fails too
+};
+
+// Whether VERDICT fails the gate under RULES.
+bool fails(Verdict verdict, const GateRules& rules);
+
+struct Judgement {
+  Verdict verdict = Verdict::missing;
+  double change = 0;  // candidate median / baseline median - 1, when both were timed
+  double band = 0;    // the noise band the change was held against
+  std::string why;    // one line
+};
+
+// The noise of one measurement, as above.
+double measurement_noise(const SampleStats& timing);
+
+// BASELINE must be ok (the gate compares configurations that ranked); CANDIDATE may be null.
+Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, const GateRules& rules);
+
+}  // namespace attn
