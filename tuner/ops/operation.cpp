@@ -6,6 +6,8 @@
 #include "tuner/core/error.hpp"
 #include "tuner/ops/attention.hpp"
 #include "tuner/ops/deformable.hpp"
+#include "tuner/ops/linear_attention.hpp"
+#include "tuner/ops/multihead_attention.hpp"
 #include "tuner/ops/similarity.hpp"
 
 namespace attn {
@@ -13,7 +15,8 @@ namespace {
 
 // Every operation attn-tune knows. A new family adds its accessor here.
 std::vector<const Operation*> registry() {
-  return {&attention_operation(), &similarity_operation(), &deformable_operation()};
+  return {&attention_operation(), &multihead_attention_operation(), &linear_attention_operation(),
+          &similarity_operation(), &deformable_operation()};
 }
 
 }  // namespace

@@ -1,0 +1,153 @@
+#include "tuner/ops/multihead_attention.hpp"
+
+#include <cstring>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "tuner/core/rng.hpp"
+#include "tuner/ops/multihead_examples.hpp"
+#include "tuner/ops/multihead_reference.hpp"
+#include "tuner/ops/multihead_verify.hpp"
+#include "tuner/ops/parallel_for.hpp"
+
+namespace attn {
+namespace {
+
+using json = nlohmann::json;
+
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, const char* label) {
+  UniformStream rng(stream_seed(seed, label, 0));
+  std::vector<float> x(n);
+  for (auto& e : x) e = static_cast<float>(rng.next(-1, 1));
+  return x;
+}
+
+class MultiheadProblem final : public Problem {
+ public:
+  MultiheadProblem(const MultiheadShape& shape, std::uint64_t seed) : s_(shape), seed_(seed) {
+    if (const MultiheadExample* ex = find_multihead_example(s_.inputs)) {
+      q_ = ex->q, k_ = ex->k, v_ = ex->v;
+    } else {
+      q_ = random_floats(s_.elements(), seed, "q");
+      k_ = random_floats(s_.elements(), seed, "k");
+      v_ = random_floats(s_.elements(), seed, "v");
+    }
+    buffers_ = {{"q", false, float_bytes(q_), {}},
+                {"k", false, float_bytes(k_), {}},
+                {"v", false, float_bytes(v_), {}},
+                {"o", true, std::vector<std::byte>(s_.elements() * sizeof(float)), float_nan_poison()}};
+  }
+
+  std::vector<std::byte> params_bytes() const override {
+    const multihead_params p = s_.params();
+    std::vector<std::byte> bytes(sizeof p);
+    std::memcpy(bytes.data(), &p, sizeof p);
+    return bytes;
+  }
+
+  void precompute_reference(const Tolerance& tol) const override { reference(tol); }
+
+  // FlashAttention's convention: 4 FLOPs per attended (row, key) pair and head dimension.
+  double flops() const override { return 4.0 * s_.h * s_.attended_pairs() * s_.d_k(); }
+  double bytes() const override { return 4.0 * double(s_.elements()) * sizeof(float); }
+
+  VerifyReport verify(const std::vector<std::vector<std::byte>>& outputs, const Tolerance& tol) const override {
+    const auto& [rows, ref] = reference(tol);
+    return verify_float_rows(outputs.at(0), layout(), rows, ref, tol);
+  }
+
+ private:
+  // Logical row r = head * N + i: d_k values of one head's output row.
+  FloatRowLayout layout() const {
+    const int N = s_.N, d_model = s_.d_model, d_k = s_.d_k();
+    return {std::size_t(s_.h) * N, d_k,
+            [=](std::size_t r, int c) { return (r % N) * d_model + (r / N) * d_k + c; },
+            [=](std::size_t e) { return fmt::format("o[i={},head={},c={}]", e / d_model, e % d_model / d_k, e % d_k); }};
+  }
+
+  struct Reference {
+    std::vector<std::size_t> rows;
+    std::vector<double> values;
+  };
+
+  const Reference& reference(const Tolerance& tol) const {
+    std::lock_guard lock(mutex_);
+    const std::size_t limit = tol.max_rows > 0 ? std::size_t(tol.max_rows) : 2048;
+    if (ref_limit_ == limit) return ref_;
+    const std::size_t total = std::size_t(s_.h) * s_.N;
+    ref_.rows = sample_rows(total, limit, seed_, {0, std::size_t(s_.N) - 1, total - s_.N, total - 1});
+    const int d_k = s_.d_k();
+    ref_.values.assign(ref_.rows.size() * d_k, 0.0);
+    parallel_for(ref_.rows.size(), [&](std::size_t r) {
+      const std::size_t row = ref_.rows[r];
+      multihead_reference_row(s_, q_.data(), k_.data(), v_.data(), int(row / s_.N), int(row % s_.N),
+                              ref_.values.data() + r * d_k);
+    });
+    ref_limit_ = limit;
+    return ref_;
+  }
+
+  MultiheadShape s_;
+  std::uint64_t seed_;
+  std::vector<float> q_, k_, v_;
+  mutable std::mutex mutex_;
+  mutable std::size_t ref_limit_ = 0;
+  mutable Reference ref_;
+};
+
+class MultiheadOperation final : public Operation {
+ public:
+  std::string name() const override { return "multihead_attention"; }
+
+  std::vector<ShapeField> shape_fields() const override {
+    using T = ShapeField::Type;
+    std::vector<std::string> inputs = {"random"};
+    for (const auto& e : multihead_examples()) inputs.push_back(e.name);
+    return {
+        {"N", T::Integer, true, nullptr, {}, "rows (tokens) of Q, K, V and O"},
+        {"d_model", T::Integer, true, nullptr, {}, "row length: h heads of d_model / h columns"},
+        {"h", T::Integer, false, 1, {}, "heads"},
+        {"window", T::Integer, false, 0, {}, "sliding window: row i attends to |i - j| <= window (0 = off)"},
+        {"scale", T::Number, false, nullptr, {}, "softmax scale (default 1/sqrt(d_model / h))"},
+        {"inputs", T::Choice, false, "random", inputs, "random, or a fixed worked example of seed 002"},
+    };
+  }
+
+  std::vector<std::string> variable_names() const override { return {"N", "d_model", "h", "d_k", "window"}; }
+
+  Bindings variables(const json& f) const override {
+    const MultiheadShape s = MultiheadShape::from_json(f);
+    return {{"N", s.N}, {"d_model", s.d_model}, {"h", s.h}, {"d_k", s.d_k()}, {"window", s.window}};
+  }
+
+  std::string check_shape(const json& f) const override {
+    const MultiheadShape s = MultiheadShape::from_json(f);
+    for (auto [name, v] : {std::pair{"N", s.N}, {"d_model", s.d_model}, {"h", s.h}})
+      if (v < 1) return fmt::format("{} must be at least 1 (got {})", name, v);
+    if (s.d_model % s.h != 0) return fmt::format("d_model ({}) must be a multiple of h ({})", s.d_model, s.h);
+    if (s.window < 0) return "window must be >= 0";
+    if (s.scale <= 0) return "scale must be > 0";
+    if (const MultiheadExample* ex = find_multihead_example(s.inputs)) {
+      if (s.N != ex->N || s.d_model != ex->d_model || s.h != ex->h || s.window != ex->window)
+        return fmt::format("inputs '{}' is the example with N = {}, d_model = {}, h = {}, window = {}", ex->name, ex->N,
+                           ex->d_model, ex->h, ex->window);
+    }
+    return {};
+  }
+
+  Tolerance default_tolerance(const json&) const override { return Tolerance{2e-5, 2e-4, 0}; }
+
+  std::unique_ptr<Problem> make_problem(const json& f, std::uint64_t seed) const override {
+    return std::make_unique<MultiheadProblem>(MultiheadShape::from_json(f), seed);
+  }
+};
+
+}  // namespace
+
+const Operation& multihead_attention_operation() {
+  static const MultiheadOperation op;
+  return op;
+}
+
+}  // namespace attn

@@ -1,0 +1,43 @@
+// Verification of a float output laid out as rows against double reference
+// rows, shared by the seed-002 operations (multihead_attention and
+// linear_attention): every element must be finite (unwritten ones keep the NaN
+// poison), and the checked rows must meet the tolerance.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tuner/ops/operation.hpp"
+
+namespace attn {
+
+// A float output buffer and how its logical rows map onto it.
+struct FloatRowLayout {
+  std::size_t rows = 0;     // logical rows
+  int row_length = 0;       // values per row
+  // Element index (into the float buffer) of value c of logical row r.
+  std::function<std::size_t(std::size_t r, int c)> element;
+  // "o[i=3,c=7]": how a report names an element.
+  std::function<std::string(std::size_t element)> name;
+};
+
+// The rows verified: all of them when there are at most LIMIT, else ALWAYS
+// plus rows drawn from SEED until there are LIMIT, in increasing order.
+std::vector<std::size_t> sample_rows(std::size_t total, std::size_t limit, std::uint64_t seed,
+                                     const std::vector<std::size_t>& always);
+
+// REFERENCE holds layout.row_length values per entry of ROWS.
+VerifyReport verify_float_rows(const std::vector<std::byte>& output, const FloatRowLayout& layout,
+                               const std::vector<std::size_t>& rows, const std::vector<double>& reference,
+                               const Tolerance& tol);
+
+// One float NaN, the poison repeated over float outputs before every run.
+std::vector<std::byte> float_nan_poison();
+
+// A float buffer's bytes.
+std::vector<std::byte> float_bytes(const std::vector<float>& values);
+
+}  // namespace attn
