@@ -279,7 +279,7 @@ def markdown(report):
                   "| strategy | 1 head | 4 heads | 8 heads | 12 heads | 12-head / 1-head time |", "| --- | --- | --- | --- | --- | --- |"]
         for row in table:
             p = row["pairs_per_s"]
-            ratio = f"{row['ratio_1_over_12']:.2f}x" if row["time_ratio_12_over_1"] else "–"
+            ratio = f"{row['time_ratio_12_over_1']:.2f}x" if row["time_ratio_12_over_1"] else "–"
             lines.append(f"| {row['strategy']} | {fmt_rate(p[1])} | {fmt_rate(p[4])} | {fmt_rate(p[8])} | {fmt_rate(p[12])} | {ratio} |")
     return "\n".join(lines) + "\n"
 

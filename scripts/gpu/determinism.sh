@@ -74,7 +74,7 @@ run_step() {
 # The matrix varies D, KV, GQA and the features of a base shape; Hq = 4 keeps
 # the host-side input generation of 44 sequences per point affordable.
 decode_base="fp16-h32-kv8-n4096,Hq=4,Hkv=4"
-prefill_base="fp16-d128-n1024-causal,Hq=4,Nq=256"
+prefill_base="fp16-d128-n1024-causal,Hq=4,Hkv=4,Nq=256"
 
 step_decode-matrix() {  # deterministic tensor-core decode (SPLIT_MODE 0): D 64 and 128 (DEC_MMA needs D <= 128)
   run_step decode-matrix 0 "$ATTN_TUNE" determinism configs/flash_attn_decode.json -k decode --preset deterministic \

@@ -1,0 +1,1 @@
+/root/attn-build/app/attn-tune determinism configs/flash_attn_decode.json -k decode --preset cudacore --head-dims 128\,256 --gqa 1 --shape fp16-h32-kv8-n4096\,Hq=4\,Hkv=4 --device cuda:0 --seed 1 --out /root/g3/c/decode-matrix-cudacore.json 

@@ -1,0 +1,1 @@
+/root/attn-build/app/attn-tune determinism configs/flash_attn_fwd.json -k prefill --preset M64 --set DV_SPLIT=2 --head-dims 256 --shape fp16-d128-n1024-causal\,Hq=4\,Hkv=4\,Nq=256 --device cuda:0 --seed 1 --out /root/g3/e/prefill-matrix-d256.json 

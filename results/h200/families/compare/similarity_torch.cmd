@@ -1,0 +1,1 @@
+python3 scripts/compare/similarity_torch.py /root/g3/d/similarity_torch --attn-tune /root/attn-build/app/attn-tune --leaderboard results/h200/families/similarity_projected.json --leaderboard results/h200/families/similarity_others.json 

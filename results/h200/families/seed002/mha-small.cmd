@@ -1,0 +1,1 @@
+/root/attn-build/app/attn-tune sweep configs/multihead_attention_small.json --device cuda:0 --max-time 0.05 --out /root/g3/a/multihead_attention_small.cuda.json --overwrite 
