@@ -9,57 +9,11 @@
 #include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/run/config_runner.hpp"
+#include "tuner/spec/config_assignment.hpp"
 #include "tuner/spec/shape_selection.hpp"
 #include "tuner/spec/spec_loader.hpp"
 
 namespace attn::cli {
-namespace {
-
-// --set BLOCK_M=64,BLOCK_N=32 over the preset (or the baseline) of KERNEL.
-Config parse_set(const KernelSpec& kernel, const std::string& preset, const std::string& set) {
-  Config config;
-  const std::string base = preset.empty() ? kernel.baseline : preset;
-  if (!base.empty()) {
-    auto it = std::find_if(kernel.presets.begin(), kernel.presets.end(), [&](auto& p) { return p.first == base; });
-    if (it == kernel.presets.end()) throw UsageError(fmt::format("--preset: kernel '{}' has no preset '{}'", kernel.name, base));
-    config = it->second;
-  }
-  std::stringstream in(set);
-  for (std::string token; std::getline(in, token, ',');) {
-    if (token.empty()) continue;
-    const auto eq = token.find('=');
-    if (eq == std::string::npos) throw UsageError(fmt::format("--set: expected NAME=VALUE, got '{}'", token));
-    const std::string name = token.substr(0, eq);
-    long long value = 0;
-    try {
-      std::size_t used = 0;
-      value = std::stoll(token.substr(eq + 1), &used);
-      if (used != token.size() - eq - 1) throw std::invalid_argument("trailing characters");
-    } catch (const std::exception&) {
-      throw UsageError(fmt::format("--set: {} needs an integer value", token));
-    }
-    const auto names = kernel.param_names();
-    if (std::find(names.begin(), names.end(), name) == names.end())
-      throw UsageError(fmt::format("--set: '{}' is not a parameter of kernel '{}' (parameters: {})", name, kernel.name,
-                                   fmt::join(names, ", ")));
-    auto it = std::find_if(config.begin(), config.end(), [&](auto& p) { return p.first == name; });
-    if (it != config.end()) it->second = value;
-    else config.emplace_back(name, value);
-  }
-  std::vector<std::string> missing;
-  Config ordered;
-  for (const auto& name : kernel.param_names()) {
-    auto it = std::find_if(config.begin(), config.end(), [&](auto& p) { return p.first == name; });
-    if (it == config.end()) missing.push_back(name);
-    else ordered.push_back(*it);
-  }
-  if (!missing.empty())
-    throw UsageError(fmt::format("--set: no value for {} (kernel '{}' has no baseline preset to take them from)",
-                                 fmt::join(missing, ", "), kernel.name));
-  return ordered;
-}
-
-}  // namespace
 
 void add_bench_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("bench", "Verify and time one configuration on every shape of its kernel, with full statistics");
@@ -79,7 +33,7 @@ void add_bench_command(CLI::App& app, Context& ctx) {
     Spec spec = load_spec(spec_path);
     select_shapes(spec, shapes);
     const KernelSpec& kernel = kernel_name.empty() ? spec.kernels.front() : spec.kernel(kernel_name);
-    const Config config = parse_set(kernel, preset, set);
+    const Config config = config_from_assignments(kernel, preset, set);
     std::vector<std::string> backends;
     for (const auto& [b, _] : spec.sources) backends.push_back(b);
     const std::string device = device_id.empty() ? best_device_id(backends) : require_device(device_id);

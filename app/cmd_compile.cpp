@@ -50,12 +50,13 @@ void add_compile_command(CLI::App& app, Context& ctx) {
       "registers, spill stores/loads, stack frame and static shared memory; theoretical occupancy comes from the\n"
       "architecture's limits and each launch's block size and shared memory. With --device, kernels of that device's\n"
       "backend (OpenCL too) are compiled on it. Exit 1 when any configuration fails to compile.");
-  static std::string spec_path, shapes, out;
+  static std::vector<std::string> spec_paths;
+  static std::string shapes, out;
   static std::vector<std::string> kernels;
   static CompileOptions options;
   static bool json = false;
   options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  cmd->add_option("spec", spec_path, "Sweep spec (configs/*.json)")->required();
+  cmd->add_option("specs", spec_paths, "Sweep specs (configs/*.json); configurations they share compile once")->required();
   cmd->add_option("--arch", options.arch, "CUDA architecture when compiling without a device (the spec's cuda_arch wins)")
       ->capture_default_str();
   cmd->add_option("-d,--device", options.device_id, "Compile on this device instead (any backend)");
@@ -65,26 +66,37 @@ void add_compile_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-o,--out", out, "Also write the report as JSON to this file");
   cmd->add_flag("--json", json, "Print JSON instead of the table");
   cmd->callback([&ctx] {
-    Spec spec = load_spec(spec_path);
-    select_shapes(spec, shapes);
-    if (!kernels.empty()) {
-      for (const auto& k : kernels) spec.kernel(k);
-      std::erase_if(spec.kernels, [&](const KernelSpec& k) {
-        return std::find(kernels.begin(), kernels.end(), k.name) == kernels.end();
-      });
+    CompileCache cache;
+    nlohmann::json reports = nlohmann::json::array();
+    int failed = 0;
+    for (const auto& spec_path : spec_paths) {
+      Spec spec = load_spec(spec_path);
+      select_shapes(spec, shapes);
+      if (!kernels.empty()) {
+        std::erase_if(spec.kernels, [&](const KernelSpec& k) {
+          return std::find(kernels.begin(), kernels.end(), k.name) == kernels.end();
+        });
+      }
+      const CompileReport report = compile_spec(spec, options, &cache);
+      nlohmann::json j = report.to_json();
+      j["spec"] = {{"path", spec.path.string()}, {"sha256", spec.sha256}};
+      reports.push_back(std::move(j));
+      if (!json) {
+        if (spec_paths.size() > 1) fmt::print("\n{}\n", spec.path.string());
+        print_table(report);
+      }
+      int spilling = 0;
+      for (const auto& c : report.configs) spilling += c.spills();
+      fmt::print(stderr, "{}: {} configurations, {} compilations for {} {}: {} ok, {} compile_failed, {} skipped; {} spill\n",
+                 spec.path.string(), report.configs.size(), report.compiles, report.backend, report.arch,
+                 report.count(Status::ok), report.count(Status::compile_failed), report.count(Status::skipped), spilling);
+      failed += report.count(Status::compile_failed);
     }
-    const CompileReport report = compile_spec(spec, options);
-    nlohmann::json j = report.to_json();
-    j["spec"] = {{"path", spec.path.string()}, {"sha256", spec.sha256}};
-    if (!out.empty()) write_file_atomically(out, j.dump(2) + "\n");
-    if (json) fmt::print("{}\n", j.dump(2));
-    else print_table(report);
-    int spilling = 0;
-    for (const auto& c : report.configs) spilling += c.spills();
-    fmt::print(stderr, "{} configurations, {} distinct compilations for {} {}: {} ok, {} compile_failed, {} skipped; {} spill\n",
-               report.configs.size(), report.compiles, report.backend, report.arch, report.count(Status::ok),
-               report.count(Status::compile_failed), report.count(Status::skipped), spilling);
-    ctx.exit_code = report.count(Status::compile_failed) > 0 ? kExitFailure : 0;
+    // One spec: its report; several: {"reports": [...]}.
+    const nlohmann::json result = reports.size() == 1 ? reports[0] : nlohmann::json{{"reports", reports}};
+    if (!out.empty()) write_file_atomically(out, result.dump(2) + "\n");
+    if (json) fmt::print("{}\n", result.dump(2));
+    ctx.exit_code = failed > 0 ? kExitFailure : 0;
   });
 }
 

@@ -14,13 +14,4 @@ std::vector<std::string> provenance_lines(const Leaderboard& lb) {
   return lines;
 }
 
-std::string shape_summary(const nlohmann::json& f) {
-  std::string s;
-  for (const auto& [k, v] : f.items()) {
-    if (v.is_null() || (v.is_number() && v.get<double>() == 0 && k != "causal")) continue;
-    s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  return s;
-}
-
 }  // namespace attn

@@ -7,14 +7,12 @@
 #include <vector>
 
 #include "tuner/export/leaderboard_reader.hpp"
+#include "tuner/spec/spec.hpp"  // shape_summary
 
 namespace attn {
 
 // "results/x.json: flash_attn_f32_f16 on NVIDIA H200 (cuda, sm_90), 2026-11-21T08:00:00Z, attn-tune 0.1.0 (4f3f3c3a1b2c)"
 // then one indented line for the spec's sha256 and one per source's.
 std::vector<std::string> provenance_lines(const Leaderboard& leaderboard);
-
-// "B=1 D=128 Hq=8 Nkv=1024 Nq=1024 causal=1 dtype=f16": a shape's fields that are set.
-std::string shape_summary(const nlohmann::json& fields);
 
 }  // namespace attn

@@ -14,6 +14,7 @@
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/attention_reference.hpp"
 #include "tuner/ops/parallel_for.hpp"
+#include "tuner/ops/row_verification.hpp"
 
 namespace attn {
 namespace {
@@ -186,15 +187,7 @@ class AttentionProblem final : public Problem {
     const std::size_t limit = tol.max_rows > 0 ? std::size_t(tol.max_rows) : 2048;
     if (!rows_.empty() && rows_limit_ == limit) return rows_;
     rows_limit_ = limit;
-    rows_.clear();
-    if (total <= limit) {
-      for (std::size_t r = 0; r < total; ++r) rows_.push_back(r);
-    } else {
-      std::set<std::size_t> pick = {0, std::size_t(s_.Nq - 1), total - 1, total - std::size_t(s_.Nq)};
-      UniformStream rr(stream_seed(seed_, "rows", 0));
-      while (pick.size() < limit) pick.insert(rr.bits() % total);
-      rows_.assign(pick.begin(), pick.end());
-    }
+    rows_ = sample_rows(total, limit, seed_, {0, std::size_t(s_.Nq - 1), total - 1, total - std::size_t(s_.Nq)});
     reference_.clear();
     return rows_;
   }

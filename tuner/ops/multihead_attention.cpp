@@ -8,7 +8,7 @@
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/multihead_examples.hpp"
 #include "tuner/ops/multihead_reference.hpp"
-#include "tuner/ops/multihead_verify.hpp"
+#include "tuner/ops/row_verification.hpp"
 #include "tuner/ops/parallel_for.hpp"
 
 namespace attn {

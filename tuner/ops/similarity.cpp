@@ -10,6 +10,7 @@
 
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/parallel_for.hpp"
+#include "tuner/ops/row_verification.hpp"
 #include "tuner/ops/similarity_reference.hpp"
 #include "tuner/ops/similarity_shape.hpp"
 
@@ -131,15 +132,7 @@ class SimilarityProblem final : public Problem {
     const std::size_t limit = std::size_t(tol.max_rows > 0 ? tol.max_rows : kDefaultRows);
     if (!rows_.empty() && rows_limit_ == limit) return rows_;
     rows_limit_ = limit;
-    rows_.clear();
-    if (total <= limit) {
-      for (std::size_t r = 0; r < total; ++r) rows_.push_back(r);
-    } else {
-      std::set<std::size_t> pick = {0, total - 1};
-      UniformStream rr(stream_seed(seed_, "rows", 0));
-      while (pick.size() < limit) pick.insert(rr.bits() % total);
-      rows_.assign(pick.begin(), pick.end());
-    }
+    rows_ = sample_rows(total, limit, seed_, {0, total - 1});
     reference_.clear();
     return rows_;
   }

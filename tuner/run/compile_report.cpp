@@ -23,11 +23,28 @@ namespace {
 
 struct Compilation {
   CompileRequest request;
-  std::unique_ptr<Program> program;
+  std::shared_ptr<const Program> program;
   std::string error, log;
+  bool from_cache = false;
 };
 
 }  // namespace
+
+std::string CompileCache::key(const CompileRequest& r) {
+  std::string k = r.arch + "\n" + std::to_string(std::hash<std::string>{}(r.source_text)) + "\n" + r.source_path.string();
+  for (const auto& d : r.defines) k += fmt::format("\n-D{}={}", d.name, d.value);
+  for (const auto& i : r.include_dirs) k += "\n-I" + i.string();
+  for (const auto& o : r.extra_options) k += "\n" + o;
+  for (const auto& e : r.entries) k += "\nentry " + e;
+  return k;
+}
+
+const CompileCache::Entry* CompileCache::find(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void CompileCache::put(const std::string& key, Entry entry) { entries_[key] = std::move(entry); }
 
 nlohmann::json CompiledConfig::to_json() const {
   nlohmann::json j = job.to_json();
@@ -62,7 +79,7 @@ nlohmann::json CompileReport::to_json() const {
   return {{"backend", backend}, {"arch", arch}, {"compiles", compiles}, {"configs", list}};
 }
 
-CompileReport compile_spec(const Spec& spec, const CompileOptions& options) {
+CompileReport compile_spec(const Spec& spec, const CompileOptions& options, CompileCache* cache) {
   CompileReport report;
   std::unique_ptr<Device> device;
   if (!options.device_id.empty()) {
@@ -127,7 +144,18 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options) {
 
   // Compile: NVRTC is thread-safe; a device compiles one at a time.
   std::vector<Compilation*> work;
-  for (auto& [_, c] : compilations) work.push_back(&c);
+  for (auto& [_, c] : compilations) {
+    if (cache && !device) {
+      if (const CompileCache::Entry* hit = cache->find(CompileCache::key(c.request))) {
+        c.program = hit->program;
+        c.error = hit->error;
+        c.log = hit->log;
+        c.from_cache = true;
+        continue;
+      }
+    }
+    work.push_back(&c);
+  }
   std::atomic<std::size_t> next{0};
   auto compile_one = [&](Compilation& c) {
     try {
@@ -151,11 +179,14 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options) {
       });
   }
   report.compiles = static_cast<int>(work.size());
+  if (cache && !device)
+    for (const Compilation* c : work) cache->put(CompileCache::key(c->request), {c->program, c->error, c->log});
 
   for (std::size_t i = 0; i < report.configs.size(); ++i) {
     CompiledConfig& c = report.configs[i];
     if (plans[i].first.empty()) continue;
     const Compilation& comp = compilations.at(plans[i].first);
+    c.cached = c.cached || comp.from_cache;
     if (!comp.program) {
       c.status = Status::compile_failed;
       c.reason = comp.error;

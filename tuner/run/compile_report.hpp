@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,23 @@ struct CompileReport {
   int count(Status s) const;
 };
 
-CompileReport compile_spec(const Spec& spec, const CompileOptions& options);
+// Programs already compiled, by everything that makes NVRTC's output differ
+// (source text, -D, -I, arch, options): specs that share a kernel and its
+// configurations (a spec and its _small variant) compile each one once.
+class CompileCache {
+ public:
+  struct Entry {
+    std::shared_ptr<const Program> program;  // null when it failed
+    std::string error, log;
+  };
+  static std::string key(const CompileRequest& request);
+  const Entry* find(const std::string& key) const;
+  void put(const std::string& key, Entry entry);
+
+ private:
+  std::map<std::string, Entry> entries_;
+};
+
+CompileReport compile_spec(const Spec& spec, const CompileOptions& options, CompileCache* cache = nullptr);
 
 }  // namespace attn

@@ -15,6 +15,15 @@ std::string config_key(const Config& config) {
   return key;
 }
 
+std::string shape_summary(const nlohmann::json& fields) {
+  std::string s;
+  for (const auto& [k, v] : fields.items()) {
+    if (v.is_null() || (v.is_number() && v.get<double>() == 0 && k != "causal")) continue;
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return s;
+}
+
 std::vector<std::string> KernelSpec::param_names() const {
   std::vector<std::string> names;
   for (const auto& [name, _] : params) names.push_back(name);

@@ -22,6 +22,9 @@ using Config = std::vector<std::pair<std::string, long long>>;
 // "BLOCK_M=32,BLOCK_N=64": the key a configuration is journaled and ranked under.
 std::string config_key(const Config& config);
 
+// "B=1 D=128 Hq=8 Nkv=1024 Nq=1024 causal=1 dtype=f16": a shape's fields that are set.
+std::string shape_summary(const nlohmann::json& fields);
+
 struct Shape {
   std::string name;
   nlohmann::json fields;  // after the operation's defaults were applied

@@ -1,4 +1,4 @@
-#include "tuner/ops/multihead_verify.hpp"
+#include "tuner/ops/row_verification.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
-// Verification of a float output laid out as rows against double reference
-// rows, shared by the seed-002 operations (multihead_attention and
-// linear_attention): every element must be finite (unwritten ones keep the NaN
-// poison), and the checked rows must meet the tolerance.
+// Verification by rows, shared by the operations: which rows a large problem
+// checks against its double reference, and (for float outputs) the check
+// itself: every element must be finite (unwritten ones keep the NaN poison),
+// and the checked rows must meet the tolerance.
 #pragma once
 
 #include <cstddef>
