@@ -125,8 +125,17 @@ std::string leaderboard_table(const nlohmann::json& lb, int top) {
     out += fmt::format("\n{} / {}  ({})\n", g.at("kernel").get<std::string>(), g.at("shape").get<std::string>(),
                        shape_summary(g.at("shape_fields")));
     const bool checked = g.contains("determinism");
-    out += fmt::format("{:>4}  {:<44} {:>10} {:>10} {:>7} {:>10} {:>9} {:>9} {:>8}{}\n", "rank", "configuration", "median ms",
-                       "min ms", "noise", "GFLOP/s", "GB/s", "priv B", "local B", checked ? "  det/bi/cg" : "");
+    auto label_of = [](const nlohmann::json& e) {
+      std::string label = e.at("key").get<std::string>();
+      if (!e.value("preset", "").empty()) label += fmt::format(" ({})", e.value("preset", ""));
+      return label;
+    };
+    std::size_t width = std::string("configuration").size();  // the longest label shown sets the column
+    int counted = 0;
+    for (const auto& e : g.at("entries"))
+      if (e.contains("rank") && counted++ < top) width = std::max(width, label_of(e).size());
+    out += fmt::format("{:>4}  {:<{}} {:>10} {:>10} {:>7} {:>10} {:>9} {:>9} {:>8}{}\n", "rank", "configuration", width,
+                       "median ms", "min ms", "noise", "GFLOP/s", "GB/s", "priv B", "local B", checked ? "  det/bi/cg" : "");
     int shown = 0;
     for (const auto& e : g.at("entries")) {
       if (!e.contains("rank") || shown++ >= top) continue;
@@ -136,10 +145,8 @@ std::string leaderboard_table(const nlohmann::json& lb, int top) {
         priv = std::max(priv, r.value("private_mem_bytes", 0LL));
         local = std::max(local, r.value("static_local_bytes", 0LL));
       }
-      std::string label = e.at("key").get<std::string>();
-      if (!e.value("preset", "").empty()) label += fmt::format(" ({})", e.value("preset", ""));
-      out += fmt::format("{:>4}  {:<44} {:>10.4f} {:>10.4f} {:>6.2f}% {:>10.1f} {:>9.2f} {:>9} {:>8}{}\n",
-                         e.at("rank").get<int>(), label, t.at("median_ms").get<double>(), t.at("min_ms").get<double>(),
+      out += fmt::format("{:>4}  {:<{}} {:>10.4f} {:>10.4f} {:>6.2f}% {:>10.1f} {:>9.2f} {:>9} {:>8}{}\n",
+                         e.at("rank").get<int>(), label_of(e), width, t.at("median_ms").get<double>(), t.at("min_ms").get<double>(),
                          100 * t.at("rel_noise").get<double>(), e.value("gflops", 0.0), e.value("gbps", 0.0), priv, local,
                          checked ? "  " + checks_cell(e) : "");
     }
