@@ -26,6 +26,13 @@
  * softmax state; DEC_UNROLL rows per group per step, the next step's K / V
  * prefetched into registers while the current one is computed.
  *
+ * DEC_MMA selects the split pass: 0 = CUDA cores (above), 1 = tensor cores with
+ * K / V fragments loaded from global memory into registers, 2 = tensor cores
+ * with K / V streamed into shared memory by cp.async (a DEC_STAGES-deep ring
+ * per warp, ldmatrix into the mma fragments; dynamic shared memory of
+ * DEC_SMEM_BYTES = DEC_THREADS / 32 * DEC_STAGES * DEC_UNROLL * 64 * HEAD_DIM,
+ * the spec's shared_bytes).  See split_pass_smem below.
+ *
  * Workspace (floats): part_o [B][Hq][NUM_SPLITS][D], part_ml [B][Hq][NUM_SPLITS][2],
  * and for SPLIT_MODE 2: acc_o [B][Hq][D], acc_l [B][Hq], counter [B][Hq].
  *   workspace_bytes = 4 * B * Hq * (NUM_SPLITS * (D + 2) + (SPLIT_MODE == 2 ? D + 2 : 0))
@@ -50,7 +57,8 @@
 #define DEC_ROW_THREADS 16 /* threads per KV row */
 #endif
 #ifndef DEC_UNROLL
-#define DEC_UNROLL 2 /* DEC_MMA 1: 16-key steps per warp load batch; DEC_MMA 0: rows per row group per step */
+#define DEC_UNROLL 2 /* DEC_MMA 1: 16-key steps per warp load batch; DEC_MMA 2: 16-key steps per ring stage;
+                      DEC_MMA 0: rows per row group per step */
 #endif
 #ifndef SPLIT_MODE
 #define SPLIT_MODE 0
@@ -66,13 +74,21 @@
 #endif
 /* 1: tensor-core path (mma.sync m16n8k16, the packed query heads are the 16 mma rows,
  * K / V fragments loaded straight from global memory, 16 keys per warp step);
+ * 2: tensor-core path with a cp.async shared-memory ring per warp (DEC_STAGES stages of
+ * DEC_UNROLL x 16 keys), fragments by ldmatrix;
  * 0: CUDA-core path (DEC_ROW_THREADS threads per KV row, fp32 FMAs) */
 #ifndef DEC_MMA
 #define DEC_MMA 1
 #endif
-/* CUDA-core path: largest number of query heads processed per pass over K / V (1, 2, 4 or 8) */
+/* CUDA-core path: largest number of query heads processed per pass over K / V (1, 2, 4 or 8);
+ * DEC_MMA 2: 16 compiles a second 8-head mma n-tile in (16 heads per pass), else 8 heads
+ * per pass (any q_per_kv stays correct: more heads take more passes over K / V) */
 #ifndef DEC_MAX_QPK
 #define DEC_MAX_QPK 8
+#endif
+/* DEC_MMA 2: ring stages per warp (DEC_STAGES - 1 stages in flight while one is computed) */
+#ifndef DEC_STAGES
+#define DEC_STAGES 3
 #endif
 
 #if DTYPE != 1 && DTYPE != 2
@@ -99,12 +115,20 @@
 #if DEC_UNROLL < 1 || DEC_UNROLL > 16
 #error "flash_attn_decode: DEC_UNROLL must be in 1..16"
 #endif
-#if DEC_MAX_QPK != 1 && DEC_MAX_QPK != 2 && DEC_MAX_QPK != 4 && DEC_MAX_QPK != 8
-#error "flash_attn_decode: DEC_MAX_QPK must be 1, 2, 4 or 8"
+#if DEC_MAX_QPK != 1 && DEC_MAX_QPK != 2 && DEC_MAX_QPK != 4 && DEC_MAX_QPK != 8 && \
+    !(DEC_MMA == 2 && DEC_MAX_QPK == 16)
+#error "flash_attn_decode: DEC_MAX_QPK must be 1, 2, 4 or 8 (or 16 with DEC_MMA 2)"
 #endif
-#if DEC_MMA != 0 && DEC_MMA != 1
-#error "flash_attn_decode: DEC_MMA must be 0 or 1"
+#if DEC_MMA != 0 && DEC_MMA != 1 && DEC_MMA != 2
+#error "flash_attn_decode: DEC_MMA must be 0, 1 or 2"
 #endif
+#if DEC_MMA == 2 && (DEC_STAGES < 2 || DEC_STAGES > 8)
+#error "flash_attn_decode: DEC_STAGES must be in 2..8"
+#endif
+#if DEC_MMA == 2 && DEC_UNROLL > 4
+#error "flash_attn_decode: DEC_MMA 2 takes DEC_UNROLL 1..4 (16-key steps per ring stage)"
+#endif
+#define DEC_SMEM_BYTES (DEC_MMA == 2 ? DEC_THREADS / 32 * DEC_STAGES * DEC_UNROLL * 64 * HEAD_DIM : 0)
 #if DEC_COMBINE_THREADS % 32 != 0 || DEC_COMBINE_THREADS > 1024
 #error "flash_attn_decode: DEC_COMBINE_THREADS must be a multiple of 32, at most 1024"
 #endif
@@ -651,6 +675,346 @@ __device__ __forceinline__ void split_pass_mma(const elem_t* __restrict__ q, con
     }
 }
 
+#if DEC_MMA == 2
+/* ------------------------------------------------------------------------
+ * Tensor-core split pass with a cp.async shared-memory ring (DEC_MMA = 2).
+ *
+ * Why: DEC_MMA 1 holds every K / V byte it waits for in registers, so the
+ * bytes in flight per SM are capped by the register file (174-255 registers,
+ * 2 blocks of 4 warps, no overlap of a warp's next loads with its math):
+ * ~3.9 TB/s.  Here each warp owns a ring of DEC_STAGES stages in dynamic
+ * shared memory; a stage is DEC_UNROLL x 16 keys of K and of V (8 KB per 16
+ * keys at D = 128), filled by 16-byte cp.async.cg copies (one commit group per
+ * stage) while the warp computes an older stage, so DEC_STAGES - 1 stages per
+ * warp are always in flight, whatever the register count.
+ *
+ * Keys: the split's range [r_begin, r_end) is cut into stages of
+ * kStageKeys = 16 * DEC_UNROLL keys; warp w takes stages w, w + kWarps, ...
+ * (fixed, independent of B: SPLIT_MODE 0 stays batch-invariant).  Each warp
+ * keeps its own online-softmax state; the warps are merged in index order at
+ * the end (as DEC_MMA 1).  No block barrier in the loop: the ring is private to
+ * the warp (cp.async.wait_group + __syncwarp).
+ *
+ * Shared layout (per warp, per stage): K tile [kStageKeys][D] then V tile
+ * [kStageKeys][D], rows of D * 2 bytes, 16-byte chunk c of row r stored at
+ * chunk c ^ (r & 7) (conflict-free cp.async writes and ldmatrix reads).  Rows
+ * past r_end are zero-filled (src-size 0), so P (= 0 there) times V is 0.
+ *
+ * Math per 16 keys, operands swapped so that the query heads are the mma N
+ * dimension (8 per n-tile) and nothing is padded (DEC_MMA 1 pads the heads to
+ * 16 mma rows: twice the HMMAs, zero A registers):
+ *   S^T = K Q^T     A = K (16 keys x 16 dims) by ldmatrix.x4, B = Q^T (registers);
+ *                   C = keys x heads, so each lane holds 2 keys x 2 heads
+ *   softmax         per head over keys: in-lane, then shuffles over the 8 lanes
+ *                   with the same (lane & 3)
+ *   O^T += V^T P^T  A = V^T (16 dims x 16 keys) by ldmatrix.x4.trans, B = P^T from
+ *                   the S^T accumulators packed to 16 bits and transposed
+ *                   (keys x heads -> heads x keys) by movmatrix.trans
+ * D = 128: 8 + 8 HMMA, 8 LDSM + 8 LDSM.T, 2 MOVM, 16 LDGSTS per 16 keys per warp.
+ * ---------------------------------------------------------------------- */
+constexpr int kStages = DEC_STAGES;
+constexpr int kStageKeys = 16 * kU;                  /* keys per ring stage */
+constexpr int kRowBytes = HEAD_DIM * 2;              /* one K or V row */
+constexpr int kChunks = HEAD_DIM / 8;                /* 16-byte chunks per row */
+constexpr int kTileBytes = kStageKeys * kRowBytes;   /* K (or V) part of a stage */
+constexpr int kStageBytes = 2 * kTileBytes;
+constexpr int kRingBytes = kStages * kStageBytes;    /* per warp */
+constexpr int kCpIters = kStageKeys * kChunks / 32;  /* 16-byte copies per lane per tile */
+static_assert(kWarps * kRingBytes == DEC_SMEM_BYTES, "DEC_SMEM_BYTES");
+static_assert(kRingBytes >= 0 && kWarps * (HEAD_DIM + 2) * 4 <= kWarps * kRingBytes, "red fits in the rings");
+static_assert((kStageKeys * kChunks) % 32 == 0 && 32 % kChunks == 0, "whole copies per lane, whole rows per copy");
+
+__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, unsigned src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned* r) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+__device__ __forceinline__ void ldsm_x4_t(unsigned addr, unsigned* r) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+
+__device__ __forceinline__ unsigned movmatrix_t(unsigned x) {
+    unsigned y;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
+    return y;
+}
+
+/* kNT 8-head n-tiles: the query heads hq0 .. hq0 + 8 kNT - 1 (those < hq_end) */
+template <int kNT>
+__device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, const elem_t* __restrict__ kb,
+                                                const elem_t* __restrict__ vb, const __half* __restrict__ mask_row,
+                                                const attn_params& p, int b, int hq0, int hq_end, int r_begin,
+                                                int r_end, int split, const Ws& w, unsigned char* smem) {
+    constexpr int kKS = HEAD_DIM / 16; /* k-steps of S^T = K Q^T, m-tiles of O^T */
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int lg = lane >> 2, lt = lane & 3; /* mma groupID, thread in group */
+    const int pos = p.kv_offset;
+    const float sl2 = p.scale * kLog2e;
+    const bool has_mask = p.has_mask != 0;
+    const bool has_alibi = p.max_bias > 0.f;
+
+    /* this warp's ring and its stages */
+    const unsigned ring = (unsigned)__cvta_generic_to_shared(smem) + warp * kRingBytes;
+    const int n_total = r_end > r_begin ? (r_end - r_begin + kStageKeys - 1) / kStageKeys : 0;
+    const int my_n = n_total > warp ? (n_total - warp + kWarps - 1) / kWarps : 0;
+
+    /* cp.async of this warp's stage i into ring buffer buf.  Copy it of a lane (K and V alike):
+     * row kRowStep * it + lrow, chunk lch of the tile (kRowStep = 32 / kChunks rows per warp
+     * instruction: 512 contiguous bytes), stored at chunk lch ^ (row & 7); since kRowStep is a
+     * power of two and lrow < kRowStep, row & 7 == ((kRowStep * it) & 7) | lrow, so the shared
+     * offset is kRowStep * it * kRowBytes + (s_lane ^ (((kRowStep * it) & 7) << 4)). */
+    constexpr int kRowStep = 32 / kChunks;
+    const int lrow = lane / kChunks, lch = lane % kChunks;
+    const int g_lane = lrow * HEAD_DIM + lch * 8;
+    const unsigned s_lane = (unsigned)(lrow * kRowBytes + ((lch ^ lrow) << 4));
+    auto issue = [&](int i, int buf) {
+        const int key0 = r_begin + (warp + i * kWarps) * kStageKeys;
+        const unsigned kdst = ring + buf * kStageBytes;
+        const elem_t* ksrc = kb + key0 * HEAD_DIM + g_lane;
+        const elem_t* vsrc = vb + key0 * HEAD_DIM + g_lane;
+        if (key0 + kStageKeys <= r_end) { /* warp-uniform: a whole stage */
+#pragma unroll
+            for (int it = 0; it < kCpIters; ++it) {
+                const unsigned soff = kRowStep * it * kRowBytes + (s_lane ^ (((kRowStep * it) & 7) << 4));
+                cp_async16(kdst + soff, ksrc + it * kRowStep * HEAD_DIM, 16u);
+                cp_async16(kdst + kTileBytes + soff, vsrc + it * kRowStep * HEAD_DIM, 16u);
+            }
+        } else { /* the split's last stage: rows from r_end on are zero-filled (src-size 0; their
+                  * source address is row r_begin's, inside the tensor, and no byte of it is read) */
+            const int goff0 = r_begin * HEAD_DIM + lch * 8;
+#pragma unroll
+            for (int it = 0; it < kCpIters; ++it) {
+                const unsigned soff = kRowStep * it * kRowBytes + (s_lane ^ (((kRowStep * it) & 7) << 4));
+                const bool ok = key0 + kRowStep * it + lrow < r_end;
+                const int goff = ok ? (key0 + kRowStep * it) * HEAD_DIM + g_lane : goff0;
+                cp_async16(kdst + soff, kb + goff, ok ? 16u : 0u);
+                cp_async16(kdst + kTileBytes + soff, vb + goff, ok ? 16u : 0u);
+            }
+        }
+    };
+
+    /* prologue: stages 0 .. kStages - 2, one commit group each (empty past my_n) */
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < my_n) issue(s, s);
+        cp_async_commit();
+    }
+
+    /* Q^T B fragments (k = head dims, n = heads): qb[n][ks][0] = Q[hq0 + 8n + lg][16ks + 2lt ..+1],
+     * qb[n][ks][1] = Q[hq0 + 8n + lg][16ks + 8 + 2lt ..+1]; zero for heads >= hq_end.
+     * This lane's softmax heads: hq0 + 8n + 2lt + e (e = 0, 1), the columns of its accumulators. */
+    unsigned qb[kNT][kKS][2];
+    float slope2[kNT][2];
+#pragma unroll
+    for (int n = 0; n < kNT; ++n) {
+        const int h = hq0 + 8 * n + lg;
+        const bool ok = h < hq_end;
+        const unsigned* qh = reinterpret_cast<const unsigned*>(q + ((long long)b * p.Hq + (ok ? h : hq0)) * HEAD_DIM);
+#pragma unroll
+        for (int ks = 0; ks < kKS; ++ks) {
+            qb[n][ks][0] = ok ? qh[8 * ks + lt] : 0u;
+            qb[n][ks][1] = ok ? qh[8 * ks + 4 + lt] : 0u;
+        }
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int hs = hq0 + 8 * n + 2 * lt + e;
+            slope2[n][e] = hs < hq_end ? alibi_slope2(p, hs) : 0.f;
+        }
+    }
+
+    /* O^T accumulators: acc[n][mt] = rows (dims) 16mt + lg, 16mt + 8 + lg, columns (heads) 2lt, 2lt + 1
+     * of n-tile n: [0] = (16mt + lg, 2lt), [1] = (16mt + lg, 2lt + 1), [2] / [3] = dim 16mt + 8 + lg */
+    float acc[kNT][kKS][4];
+#pragma unroll
+    for (int n = 0; n < kNT; ++n)
+#pragma unroll
+        for (int mt = 0; mt < kKS; ++mt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[n][mt][e] = 0.f;
+    float m[kNT][2], l[kNT][2];
+#pragma unroll
+    for (int n = 0; n < kNT; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            m[n][e] = FD_NEG_INF;
+            l[n][e] = 0.f;
+        }
+
+    /* per-lane ldmatrix offsets (row & 7 == lane & 7 for every matrix row a lane addresses; the
+     * swizzled chunk (2 x + h) ^ (lane & 7) == 2 x ^ (h ^ (lane & 7))):
+     *  K as the A operand of S^T = K Q^T, k-step ks (x4, not transposed): matrices
+     *     {keys 0-7, 8-15, 0-7, 8-15} x {dims 16ks .. +7, 16ks .. +7, 16ks + 8 .., 16ks + 8 ..}
+     *     = a0 .. a3: lane row (lane & 7) + 8 ((lane >> 3) & 1), chunk 2 ks + (lane >> 4)
+     *  V^T as the A operand of O^T += V^T P^T, m-tile mt (x4, transposed): matrices
+     *     {keys 0-7, 0-7, 8-15, 8-15} x {dims 16mt .. +7, 16mt + 8 .., 16mt .., 16mt + 8 ..}
+     *     = a0 .. a3: lane row (lane & 7) + 8 (lane >> 4), chunk 2 mt + ((lane >> 3) & 1) */
+    const unsigned k_lane = (unsigned)(((lane & 7) + 8 * ((lane >> 3) & 1)) * kRowBytes);
+    const unsigned k_x = (unsigned)(((lane >> 4) ^ (lane & 7)) << 4);
+    const unsigned v_lane = (unsigned)(((lane & 7) + 8 * (lane >> 4)) * kRowBytes);
+    const unsigned v_x = (unsigned)((((lane >> 3) & 1) ^ (lane & 7)) << 4);
+
+    int rd = 0, wr = kStages - 1;
+#pragma unroll 1
+    for (int i = 0; i < my_n; ++i) {
+        cp_async_wait<kStages - 2>(); /* this lane's copies of stage i have landed ... */
+        __syncwarp();                 /* ... and every lane's; buffer wr (stage i - 1) is free */
+        if (i + kStages - 1 < my_n) issue(i + kStages - 1, wr);
+        cp_async_commit();
+
+        const int key0 = r_begin + (warp + i * kWarps) * kStageKeys;
+        const unsigned kt = ring + rd * kStageBytes, vt = kt + kTileBytes;
+
+        /* ---- S^T = K Q^T, kU sub-steps of 16 keys: s[u][n] = keys 16u + lg (+8 for [2], [3]),
+         *      heads 8n + 2lt (+1 for [1], [3]) ---- */
+        float s[kU][kNT][4];
+#pragma unroll
+        for (int u = 0; u < kU; ++u) {
+#pragma unroll
+            for (int n = 0; n < kNT; ++n)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) s[u][n][e] = 0.f;
+#pragma unroll
+            for (int ks = 0; ks < kKS; ++ks) {
+                unsigned kf[4];
+                ldsm_x4(kt + u * 16 * kRowBytes + k_lane + ((unsigned)(32 * ks) ^ k_x), kf);
+#pragma unroll
+                for (int n = 0; n < kNT; ++n) mma16816(s[u][n], kf, qb[n][ks][0], qb[n][ks][1]);
+            }
+        }
+        /* ---- scale, mask, online softmax: per head over the stage's keys (this lane's 2 kU keys,
+         *      then the 8 lanes of the same lt) ---- */
+        float add[kU][2];
+#pragma unroll
+        for (int u = 0; u < kU; ++u)
+#pragma unroll
+            for (int hk = 0; hk < 2; ++hk) {
+                const int key = key0 + 16 * u + 8 * hk + lg;
+                add[u][hk] = (has_mask && key < r_end) ? __half2float(mask_row[key]) * kLog2e : 0.f;
+            }
+#pragma unroll
+        for (int n = 0; n < kNT; ++n)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                float mx = FD_NEG_INF;
+#pragma unroll
+                for (int u = 0; u < kU; ++u)
+#pragma unroll
+                    for (int hk = 0; hk < 2; ++hk) {
+                        const int key = key0 + 16 * u + 8 * hk + lg;
+                        float x = s[u][n][2 * hk + e] * sl2 + add[u][hk];
+                        if (has_alibi) x = fmaf(-slope2[n][e], (float)abs(pos - key), x);
+                        x = key < r_end ? x : FD_NEG_INF;
+                        s[u][n][2 * hk + e] = x;
+                        mx = fmaxf(mx, x);
+                    }
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 4));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 8));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 16));
+                const float mn = fmaxf(m[n][e], mx);
+                const float mu = (mn == FD_NEG_INF) ? 0.f : mn;
+                const float alpha = ex2(m[n][e] - mu);
+                m[n][e] = mn;
+                float sum = 0.f;
+#pragma unroll
+                for (int u = 0; u < kU; ++u)
+#pragma unroll
+                    for (int hk = 0; hk < 2; ++hk) {
+                        const float pe = ex2(s[u][n][2 * hk + e] - mu);
+                        s[u][n][2 * hk + e] = pe;
+                        sum += pe;
+                    }
+                l[n][e] = l[n][e] * alpha + sum;
+#pragma unroll
+                for (int mt = 0; mt < kKS; ++mt) {
+                    acc[n][mt][e] *= alpha;
+                    acc[n][mt][2 + e] *= alpha;
+                }
+            }
+        /* ---- O^T += V^T P^T: P^T's B fragments by transposing the packed S^T tiles
+         *      (keys x heads -> heads x keys) with movmatrix ---- */
+#pragma unroll
+        for (int u = 0; u < kU; ++u) {
+            unsigned pb[kNT][2];
+#pragma unroll
+            for (int n = 0; n < kNT; ++n) {
+                pb[n][0] = movmatrix_t(pack2f(s[u][n][0], s[u][n][1])); /* keys 0-7 */
+                pb[n][1] = movmatrix_t(pack2f(s[u][n][2], s[u][n][3])); /* keys 8-15 */
+            }
+#pragma unroll
+            for (int mt = 0; mt < kKS; ++mt) {
+                unsigned vf[4];
+                ldsm_x4_t(vt + u * 16 * kRowBytes + v_lane + ((unsigned)(32 * mt) ^ v_x), vf);
+#pragma unroll
+                for (int n = 0; n < kNT; ++n) mma16816(acc[n][mt], vf, pb[n][0], pb[n][1]);
+            }
+        }
+        rd = (rd + 1 == kStages) ? 0 : rd + 1;
+        wr = (wr + 1 == kStages) ? 0 : wr + 1;
+    }
+    cp_async_wait<0>(); /* only empty groups can be left; keeps the ring reusable */
+
+    /* ---- per-head sums over the 8 lanes of the same lt, then the cross-warp merge per head ---- */
+#pragma unroll
+    for (int n = 0; n < kNT; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            l[n][e] += __shfl_xor_sync(0xffffffffu, l[n][e], 4);
+            l[n][e] += __shfl_xor_sync(0xffffffffu, l[n][e], 8);
+            l[n][e] += __shfl_xor_sync(0xffffffffu, l[n][e], 16);
+        }
+    float* red = reinterpret_cast<float*>(smem); /* aliases the rings: every warp must be done */
+    __syncthreads();
+    const int nheads = min(hq_end - hq0, 8 * kNT);
+#pragma unroll 1
+    for (int hh = 0; hh < nheads; ++hh) {
+        const int hn = hh >> 3, he = hh & 1;
+        if (lt == ((hh & 7) >> 1)) {
+            float* rw = red + warp * (HEAD_DIM + 2);
+#pragma unroll
+            for (int n = 0; n < kNT; ++n)
+                if (n == hn) {
+#pragma unroll
+                    for (int mt = 0; mt < kKS; ++mt) {
+                        rw[16 * mt + lg] = he ? acc[n][mt][1] : acc[n][mt][0];
+                        rw[16 * mt + 8 + lg] = he ? acc[n][mt][3] : acc[n][mt][2];
+                    }
+                    if (lg == 0) {
+                        rw[HEAD_DIM] = he ? m[n][1] : m[n][0];
+                        rw[HEAD_DIM + 1] = he ? l[n][1] : l[n][0];
+                    }
+                }
+        }
+        __syncthreads();
+        const long long bhs = ((long long)b * p.Hq + hq0 + hh) * NUM_SPLITS + split;
+        for (int d = tid; d < HEAD_DIM; d += DEC_THREADS) {
+            float mm = red[HEAD_DIM], ll = red[HEAD_DIM + 1], oo = red[d];
+            for (int wi = 1; wi < kWarps; ++wi) {
+                const float* rw = red + wi * (HEAD_DIM + 2);
+                merge_state<1>(mm, ll, &oo, rw[HEAD_DIM], rw[HEAD_DIM + 1], rw + d);
+            }
+            w.part_o[bhs * HEAD_DIM + d] = oo;
+            if (d == 0) {
+                w.part_ml[bhs * 2] = mm;
+                w.part_ml[bhs * 2 + 1] = ll;
+            }
+        }
+        __syncthreads();
+    }
+}
+#endif /* DEC_MMA == 2 */
+
 }  // namespace fd
 
 /* ------------------------------------------------------------ split kernel */
@@ -661,7 +1025,11 @@ flash_attn_decode_split(const elem_t* __restrict__ q, const elem_t* __restrict__
     using namespace fd;
     (void)sinks;
     (void)o;
+#if DEC_MMA == 2
+    extern __shared__ __align__(128) unsigned char dsmem[]; /* DEC_SMEM_BYTES: the warps' rings */
+#else
     __shared__ float red[kWarps * (HEAD_DIM + 2)];
+#endif
 
     const int split = blockIdx.x, hkv = blockIdx.y, b = blockIdx.z;
     const int nsplit = num_splits(p);
@@ -699,7 +1067,21 @@ flash_attn_decode_split(const elem_t* __restrict__ q, const elem_t* __restrict__
     const elem_t* vb = v + kv_off;
     const __half* mask_row = mask + (long long)b * Nkv; /* [B][Nq = 1][Nkv] */
 
-#if DEC_MMA
+#if DEC_MMA == 2
+    /* GQA: the query heads are the mma n dimension, 8 per n-tile; DEC_MAX_QPK 16: two n-tiles
+     * (16 heads per pass over K / V), else one (8 heads per pass; more heads take more passes) */
+#if DEC_MAX_QPK >= 16
+    for (int h0 = hq_begin; h0 < hq_end; h0 += 16) {
+        if (hq_end - h0 > 8)
+            split_pass_smem<2>(q, kb, vb, mask_row, p, b, h0, hq_end, r_begin, r_end, split, w, dsmem);
+        else
+            split_pass_smem<1>(q, kb, vb, mask_row, p, b, h0, hq_end, r_begin, r_end, split, w, dsmem);
+    }
+#else
+    for (int h0 = hq_begin; h0 < hq_end; h0 += 8)
+        split_pass_smem<1>(q, kb, vb, mask_row, p, b, h0, hq_end, r_begin, r_end, split, w, dsmem);
+#endif
+#elif DEC_MMA
     /* GQA: up to 16 query heads per pass (the mma rows); rows 8..15 only when needed */
     for (int h0 = hq_begin; h0 < hq_end; h0 += 16) {
         if (hq_end - h0 > 8)
