@@ -114,7 +114,7 @@ step_prefill-matrix-d256() {  # D = 256 needs the DV split (the spec's register 
 sweep_32k() {
   local name=$1 shape=$2
   shift 2
-  run_step "$name" 0 "$ATTN_TUNE" sweep configs/flash_attn_decode.json --shape "$shape" --check determinism \
+  run_step "$name" 0 "$ATTN_TUNE" sweep configs/flash_attn_decode.json -k decode --shape "$shape" --check determinism \
     --device "$cuda" --seed "$seed" --watchdog 900 --max-time 0.5 --overwrite --out "$out/$name.json" "$@"
 }
 step_decode-sweep-fp16-kv8() { sweep_32k decode-sweep-fp16-kv8 fp16-h32-kv8-n32768; }
