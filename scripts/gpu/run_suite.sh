@@ -14,6 +14,9 @@
 #   cuda-f32f16   seed 004's algorithm ported to CUDA (same spec shapes)
 #   decode        the CUDA split-KV decode kernel
 #   prefill       the CUDA tensor-core prefill kernel
+#   prefill-wgmma the sm_90a wgmma prefill kernel (anchor and sliding-window shapes)
+#   peers-wgmma   both prefill leaderboards of OUT against PyTorch SDPA and
+#                 flex_attention (needs python3 with torch and cupy)
 #   repeat        the prefill anchor shapes swept twice (timing stability)
 set -uo pipefail
 out=${1:?usage: run_suite.sh OUT STEP...}
@@ -65,6 +68,14 @@ for step in "$@"; do
     prefill)
       run prefill "$bin" sweep configs/flash_attn_fwd.json --device cuda:0 --max-time 0.3 \
         --out "$out/flash_attn_fwd.json" --overwrite ;;
+    prefill-wgmma)
+      run prefill-wgmma "$bin" sweep configs/flash_attn_fwd_wgmma.json --device cuda:0 --max-time 0.3 \
+        --out "$out/flash_attn_fwd_wgmma.json" --overwrite ;;
+    peers-wgmma)
+      run peers-wgmma python3 scripts/compare/attention_peers.py --leaderboard "${PREFILL_LB:-$out/flash_attn_fwd.json}" \
+        --leaderboard "$out/flash_attn_fwd_wgmma.json" --shape 'fp16-d*-n*,bf16-d*-n*' --out "$out/attention_peers"
+      run flex-wgmma python3 scripts/compare/seed002_torch.py "$out/seed002_torch" --only sliding \
+        --leaderboards "$out/flash_attn_fwd_wgmma.json" ;;
     repeat)
       for i in 1 2; do
         run "repeat$i" "$bin" sweep configs/flash_attn_fwd.json --device cuda:0 --max-time 0.5 \

@@ -1,0 +1,396 @@
+/* flash_attn_fwd_wgmma: prefill forward on Hopper's warpgroup MMA (sm_90a).
+ *
+ * The same operation and run-time contract as flash_attn_fwd.cu (fp16 / bf16
+ * Q, K, V, O; fp32 accumulation; causal, sliding window, additive mask,
+ * ALiBi, sinks, GQA), with the matrix products on wgmma instead of mma.sync:
+ * a warpgroup (4 warps) owns 64 query rows and issues m64n64k16 instructions
+ * that read K and V straight from shared memory, so no ldmatrix and no
+ * per-warp B fragments in registers.
+ *
+ *   S = Q K^T   A = Q (registers when QK_RS, else shared memory), B = K
+ *   O += P V    A = P (registers: the S accumulators, rescaled and packed),
+ *               B = V read transposed (MN-major) from the same tile layout
+ *
+ * Work split: one block per (BLOCK_M query rows, query head, sequence),
+ * BLOCK_M / 64 warpgroups.  K and V tiles arrive through a cp.async pipeline
+ * of STAGES buffers in the 128-byte-swizzled panel layout of cuda/wgmma.cuh.
+ * Online softmax in the log2 domain as in flash_attn_fwd.cu.
+ *
+ * Launch (the spec): grid [ceil_div(Nq, BLOCK_M), Hq, B], block [2 * BLOCK_M],
+ * dynamic shared memory FW_SMEM_BYTES (below; the spec's "shared_bytes").
+ */
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include "common/attn_params.h"
+
+/* ------------------------------------------------------------------ tunables */
+#ifndef HEAD_DIM
+#define HEAD_DIM 128
+#endif
+#ifndef DTYPE
+#define DTYPE 1 /* 1 = fp16, 2 = bf16 */
+#endif
+#ifndef BLOCK_M
+#define BLOCK_M 128 /* query rows per block: 64 per warpgroup */
+#endif
+#ifndef BLOCK_N
+#define BLOCK_N 128 /* keys per KV tile: a multiple of 64 */
+#endif
+#ifndef STAGES
+#define STAGES 2
+#endif
+/* How S = Q K^T reads Q: 1 = from registers (wgmma RS; each tile ldmatrix's the
+ * warp's Q fragments from shared memory first), 0 = from shared memory (wgmma
+ * SS).  Q fragments are not kept in registers across tiles: ptxas 13.0 gave
+ * registers still needed by the next tile's RS wgmma to P (wrong results at
+ * D=64, BLOCK_N=64), so register-A operands here live only within one tile. */
+#ifndef QK_RS
+#define QK_RS 1
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 1
+#endif
+
+#if DTYPE != 1 && DTYPE != 2
+#error "flash_attn_fwd_wgmma: DTYPE must be 1 (fp16) or 2 (bf16)"
+#endif
+#if HEAD_DIM != 64 && HEAD_DIM != 128
+#error "flash_attn_fwd_wgmma: HEAD_DIM must be 64 or 128"
+#endif
+#if BLOCK_M % 64 != 0 || BLOCK_M < 64 || BLOCK_M > 192
+#error "flash_attn_fwd_wgmma: BLOCK_M must be 64, 128 or 192 (one warpgroup per 64 rows)"
+#endif
+#if BLOCK_N % 64 != 0 || BLOCK_N < 64 || BLOCK_N > 192
+#error "flash_attn_fwd_wgmma: BLOCK_N must be 64, 128 or 192"
+#endif
+#if QK_RS != 0 && QK_RS != 1
+#error "flash_attn_fwd_wgmma: QK_RS must be 0 or 1"
+#endif
+#if STAGES < 2 || STAGES > 4
+#error "flash_attn_fwd_wgmma: STAGES must be 2..4"
+#endif
+
+/* Q tile + STAGES x (K, V) tiles, plus 1024 bytes to align the first panel */
+#define FW_SMEM_BYTES (1024 + 2 * (BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
+#if FW_SMEM_BYTES > 232448
+#error "flash_attn_fwd_wgmma: shared memory over the 227 KB per-block limit"
+#endif
+
+#if DTYPE == 1
+typedef __half elem_t;
+#else
+typedef __nv_bfloat16 elem_t;
+#define WGMMA_AB "bf16"
+#endif
+#include "cuda/wgmma.cuh"
+
+namespace fw {
+
+constexpr int kThreads = 2 * BLOCK_M;          /* 128 per warpgroup of 64 rows */
+constexpr int kKS = HEAD_DIM / 16;             /* k-steps of Q K^T */
+constexpr int kSN = BLOCK_N / 64;              /* n64 pieces of S */
+constexpr int kON = HEAD_DIM / 64;             /* n64 pieces of O (= panels of a row) */
+constexpr int kPKS = BLOCK_N / 16;             /* k-steps of P V */
+constexpr int kRowChunks = HEAD_DIM / 8;       /* 16-byte chunks per row */
+constexpr int kQBytes = 2 * BLOCK_M * HEAD_DIM;
+constexpr int kTileBytes = 2 * BLOCK_N * HEAD_DIM; /* one K or one V tile */
+constexpr float kLog2e = 1.4426950408889634f;
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, int src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+__device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned (&r)[4]) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+__device__ __forceinline__ unsigned pack2(float lo, float hi) {
+    unsigned r;
+#if DTYPE == 1
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#else
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+#endif
+    return r;
+}
+
+__device__ __forceinline__ float ex2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
+#define kNegInf (__int_as_float(0xff800000))
+
+/* byte offset of (row, 16-byte chunk) in a tile of ROWS rows stored as
+ * 128-byte-swizzled panels of 64 columns (cuda/wgmma.cuh) */
+template <int ROWS>
+__device__ __forceinline__ unsigned panel_off(int row, int chunk) {
+    return static_cast<unsigned>((chunk >> 3) * ROWS * 128 + row * 128 + (((chunk & 7) ^ (row & 7)) << 4));
+}
+
+/* ROWS x HEAD_DIM rows of src (row stride HEAD_DIM) into the panel layout at
+ * dst; rows at or past `valid` are zero-filled without being read. */
+template <int ROWS>
+__device__ __forceinline__ void load_tile(unsigned dst, const elem_t* __restrict__ src, int valid, int tid) {
+    constexpr int kChunks = ROWS * kRowChunks;
+#pragma unroll
+    for (int i0 = 0; i0 < kChunks; i0 += kThreads) {
+        const int i = i0 + tid;
+        if (kChunks % kThreads == 0 || i < kChunks) {
+            const int r = i / kRowChunks, c = i % kRowChunks;
+            cp_async16(dst + panel_off<ROWS>(r, c), src + r * HEAD_DIM + c * 8, r < valid ? 16 : 0);
+        }
+    }
+}
+
+}  // namespace fw
+
+/* ------------------------------------------------------------------- kernel */
+extern "C" __global__ void __launch_bounds__(fw::kThreads, MIN_BLOCKS)
+flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const elem_t* __restrict__ v,
+                     const __half* __restrict__ mask, const float* __restrict__ sinks, elem_t* __restrict__ o,
+                     float* __restrict__ ws, attn_params p) {
+    using namespace fw;
+    (void)ws;
+    extern __shared__ unsigned char smem_raw[];
+    /* panels must start on 1024-byte boundaries (the swizzle atom) */
+    const unsigned sQa = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    const unsigned sKa = sQa + kQBytes;
+    const unsigned sVa = sKa + STAGES * kTileBytes;
+
+    const int tid = threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    [[maybe_unused]] const int wg = warp >> 2; /* warpgroup: rows 64 wg .. 64 wg + 63 of the block */
+    const int wrow = warp * 16;     /* this warp's 16 rows inside the block */
+    const int m_block = gridDim.x - 1 - blockIdx.x; /* heavy (late, for causal) row blocks first */
+    const int h = blockIdx.y;
+    const int b = blockIdx.z;
+    const int hkv = h / p.q_per_kv;
+    const int Nq = p.Nq, Nkv = p.Nkv;
+    const int m0 = m_block * BLOCK_M;
+
+    const long long q_base = ((long long)(b * p.Hq + h) * Nq) * HEAD_DIM;
+    const long long kv_base = ((long long)(b * p.Hkv + hkv) * Nkv) * HEAD_DIM;
+    const elem_t* __restrict__ kg = k + kv_base;
+    const elem_t* __restrict__ vg = v + kv_base;
+    elem_t* __restrict__ og = o + q_base;
+
+    /* ---- KV tile range of this block (fully masked tiles are skipped) ---- */
+    const int m_last = min(m0 + BLOCK_M, Nq) - 1;
+    const int pos_lo = p.kv_offset + m0, pos_hi = p.kv_offset + m_last;
+    int n_lo = 0, n_hi = Nkv;
+    if (p.causal) n_hi = min(n_hi, pos_hi + 1);
+    if (p.window > 0) {
+        n_lo = max(n_lo, pos_lo - p.window);
+        n_hi = min(n_hi, pos_hi + p.window + 1);
+    }
+    const int tb = n_lo / BLOCK_N;
+    const int ntiles = (n_hi > n_lo) ? (n_hi + BLOCK_N - 1) / BLOCK_N - tb : 0;
+
+    /* this warp's positions, for the per-warp "needs per-element masking" test */
+    const int w_pos_lo = p.kv_offset + m0 + wrow;
+    const int w_pos_hi = p.kv_offset + min(m0 + wrow + 16, Nq) - 1;
+    const bool has_alibi = p.max_bias > 0.f;
+    const bool always_generic = p.has_mask || has_alibi;
+    float slope2 = 0.f;
+    if (has_alibi)
+        slope2 = kLog2e * (h < p.n_head_log2 ? __powf(p.m0, (float)(h + 1))
+                                             : __powf(p.m1, (float)(2 * (h - p.n_head_log2) + 1)));
+    const float sl2 = p.scale * kLog2e;
+    const int lr = lane >> 2, lc = (lane & 3) * 2; /* accumulator row (and +8), column pair */
+
+    auto load_kv = [&](int stage, int tile) {
+        const int n0 = tile * BLOCK_N;
+        load_tile<BLOCK_N>(sKa + stage * kTileBytes, kg + (long long)n0 * HEAD_DIM, Nkv - n0, tid);
+        load_tile<BLOCK_N>(sVa + stage * kTileBytes, vg + (long long)n0 * HEAD_DIM, Nkv - n0, tid);
+    };
+
+    /* ---- prologue: Q and the first STAGES - 1 tiles, one commit group per tile ---- */
+    load_tile<BLOCK_M>(sQa, q + q_base + (long long)m0 * HEAD_DIM, Nq - m0, tid);
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ntiles) load_kv(s, tb + s);
+        cp_async_commit();
+    }
+
+    /* QK_RS: this lane's ldmatrix row of the warp's Q rows; the A fragment of k-step
+     * ks is (rows 0-7 | 8-15) x (k lo | k hi), chunk 2 ks + lane / 16 */
+    [[maybe_unused]] const int q_lane_row = wrow + (lane & 15);
+
+    float oacc[kON][32];
+#pragma unroll
+    for (int j = 0; j < kON; ++j)
+#pragma unroll
+        for (int i = 0; i < 32; ++i) oacc[j][i] = 0.f;
+    float row_m[2] = {kNegInf, kNegInf}, row_l[2] = {0.f, 0.f};
+
+#pragma unroll 1
+    for (int it = 0; it < ntiles; ++it) {
+        const int stage = it % STAGES;
+        const int n0 = (tb + it) * BLOCK_N;
+
+        cp_async_wait<STAGES - 2>(); /* this tile landed (this thread's copies) */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* ... visible to wgmma */
+        __syncthreads(); /* every thread's copies; the buffer refilled next was read by all */
+        if (it + STAGES - 1 < ntiles) load_kv((it + STAGES - 1) % STAGES, tb + it + STAGES - 1);
+        cp_async_commit();
+
+        /* ---- S = Q K^T ---- */
+        float s[kSN][32];
+        const unsigned k_st = sKa + stage * kTileBytes;
+#if QK_RS
+        unsigned qf[kKS][4];
+#pragma unroll
+        for (int ks = 0; ks < kKS; ++ks) ldsm_x4(sQa + panel_off<BLOCK_M>(q_lane_row, 2 * ks + (lane >> 4)), qf[ks]);
+#endif
+        wgmma::fence();
+#pragma unroll
+        for (int ks = 0; ks < kKS; ++ks) {
+            const unsigned k_off = (ks >> 2) * BLOCK_N * 128 + (ks & 3) * 32;
+#pragma unroll
+            for (int j = 0; j < kSN; ++j) {
+                const unsigned long long bd = wgmma::desc_sw128(k_st + k_off + j * 64 * 128);
+#if QK_RS
+                wgmma::mma_rs<0>(s[j], qf[ks], bd, ks > 0);
+#else
+                const unsigned long long ad =
+                    wgmma::desc_sw128(sQa + (ks >> 2) * BLOCK_M * 128 + wg * 64 * 128 + (ks & 3) * 32);
+                wgmma::mma_ss(s[j], ad, bd, ks > 0);
+#endif
+            }
+        }
+        wgmma::commit();
+        wgmma::wait<0>();
+#pragma unroll
+        for (int j = 0; j < kSN; ++j) wgmma::hold(s[j]);
+
+        /* ---- masking (tiles crossing a causal / window / Nkv edge; mask, ALiBi) ---- */
+        float mul = sl2; /* s * mul is the log2-domain logit */
+        const bool generic = always_generic || (n0 + BLOCK_N > Nkv) ||
+                             (p.causal && n0 + BLOCK_N - 1 > w_pos_lo) ||
+                             (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + BLOCK_N - 1 > w_pos_lo + p.window));
+        if (generic) {
+            mul = 1.f;
+            const __half* __restrict__ mask_b = mask + (long long)b * Nq * Nkv;
+#pragma unroll
+            for (int hh = 0; hh < 2; ++hh) {
+                const int i = m0 + wrow + lr + 8 * hh;
+                const int pos = p.kv_offset + i;
+                int j_hi = Nkv, j_lo = 0; /* key j is kept iff j_lo <= j < j_hi */
+                if (p.causal) j_hi = min(j_hi, pos + 1);
+                if (p.window > 0) {
+                    j_hi = min(j_hi, pos + p.window + 1);
+                    j_lo = pos - p.window;
+                }
+                const bool mrow_ok = p.has_mask && i < Nq;
+                const __half* __restrict__ mrow = mask_b + (long long)(i < Nq ? i : 0) * Nkv;
+#pragma unroll
+                for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                    for (int c = 0; c < 8; ++c)
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            float& x = s[j][4 * c + 2 * hh + e];
+                            const int key = n0 + 64 * j + 8 * c + lc + e;
+                            float y = x * sl2;
+                            if (always_generic) {
+                                y -= slope2 * (float)abs(pos - key);
+                                if (mrow_ok && key < Nkv) y = fmaf(__half2float(mrow[key]), kLog2e, y);
+                            }
+                            x = (key < j_hi && key >= j_lo) ? y : kNegInf;
+                        }
+            }
+        }
+
+        /* ---- online softmax; P packed to 16-bit pairs (the A fragments of P V) ---- */
+        unsigned pk[kSN][16]; /* [piece][2 c + hh]: columns 8 c + lc, lc + 1 of row hh */
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            float mx = kNegInf;
+#pragma unroll
+            for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                for (int c = 0; c < 8; ++c) mx = fmaxf(mx, fmaxf(s[j][4 * c + 2 * hh], s[j][4 * c + 2 * hh + 1]));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            const float m_new = fmaxf(row_m[hh], mx * mul);
+            const float m_use = (m_new == kNegInf) ? 0.f : m_new;
+            const float alpha = ex2(row_m[hh] - m_use);
+            row_m[hh] = m_new;
+            float l = row_l[hh] * alpha;
+#pragma unroll
+            for (int j = 0; j < kON; ++j)
+#pragma unroll
+                for (int c = 0; c < 8; ++c) {
+                    oacc[j][4 * c + 2 * hh] *= alpha;
+                    oacc[j][4 * c + 2 * hh + 1] *= alpha;
+                }
+#pragma unroll
+            for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                for (int c = 0; c < 8; ++c) {
+                    const float p0 = ex2(fmaf(s[j][4 * c + 2 * hh], mul, -m_use));
+                    const float p1 = ex2(fmaf(s[j][4 * c + 2 * hh + 1], mul, -m_use));
+                    l += p0 + p1;
+                    pk[j][2 * c + hh] = pack2(p0, p1);
+                }
+            row_l[hh] = l;
+        }
+
+        /* ---- O += P V ---- */
+        const unsigned v_st = sVa + stage * kTileBytes;
+#pragma unroll
+        for (int j = 0; j < kON; ++j) wgmma::hold(oacc[j]);
+        wgmma::fence();
+#pragma unroll
+        for (int kk = 0; kk < kPKS; ++kk) {
+            /* keys 16 kk .. 16 kk + 15: n8 chunks 2 (kk % 4) and + 1 of S piece kk / 4 */
+            const unsigned a[4] = {pk[kk >> 2][4 * (kk & 3)], pk[kk >> 2][4 * (kk & 3) + 1],
+                                   pk[kk >> 2][4 * (kk & 3) + 2], pk[kk >> 2][4 * (kk & 3) + 3]};
+#pragma unroll
+            for (int j = 0; j < kON; ++j)
+                wgmma::mma_rs<1>(oacc[j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128), 1);
+        }
+        wgmma::commit();
+        wgmma::wait<0>();
+#pragma unroll
+        for (int j = 0; j < kON; ++j) wgmma::hold(oacc[j]);
+    }
+
+    /* ---- epilogue: full row sums, sinks, normalize, store ---- */
+    const float sink2 = p.has_sinks ? sinks[h] * kLog2e : kNegInf;
+#pragma unroll
+    for (int hh = 0; hh < 2; ++hh) {
+        float l = row_l[hh];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        const float m = row_m[hh];
+        const float m_f = fmaxf(m, sink2);
+        float inv = 0.f;
+        if (m_f != kNegInf) {
+            const float w = ex2(m - m_f); /* 0 when nothing attended */
+            const float den = l * w + (p.has_sinks ? ex2(sink2 - m_f) : 0.f);
+            inv = den > 0.f ? w * __frcp_rn(den) : 0.f;
+        }
+        const int gr = m0 + wrow + lr + 8 * hh;
+        if (gr < Nq) {
+            elem_t* __restrict__ orow = og + (long long)gr * HEAD_DIM + lc;
+#pragma unroll
+            for (int j = 0; j < kON; ++j)
+#pragma unroll
+                for (int c = 0; c < 8; ++c)
+                    *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) =
+                        pack2(oacc[j][4 * c + 2 * hh] * inv, oacc[j][4 * c + 2 * hh + 1] * inv);
+        }
+    }
+}
