@@ -85,6 +85,31 @@ step_decode-matrix-cudacore() {  # deterministic CUDA-core decode: D 128 and 256
     --head-dims 128,256 --gqa 1 --shape "$decode_base" --device "$cuda" --seed "$seed" \
     --out "$out/decode-matrix-cudacore.json"
 }
+step_prefill-wgmma-matrix() {  # the wgmma prefill kernel's most frequent winner: D 64 and 128 (its constraints)
+  run_step prefill-wgmma-matrix 0 "$ATTN_TUNE" determinism configs/flash_attn_fwd_wgmma.json -k prefill_wgmma \
+    --set BLOCK_M=64,BLOCK_N=64,STAGES=3,QK_RS=0 --head-dims 64,128 --shape "$prefill_base" --device "$cuda" \
+    --seed "$seed" --out "$out/prefill-wgmma-matrix.json"
+}
+# decode_cpasync is the fastest decode kernel at every anchor shape
+# (results/h200/compare/attention_peers.md). Its deterministic preset on the
+# matrix, and its fastest configurations at KV = 32768 checked on the anchor
+# shapes themselves: when the fastest configuration passes, the cost of
+# determinism there is 1.000x.
+step_decode-cpasync-matrix() {
+  run_step decode-cpasync-matrix 0 "$ATTN_TUNE" determinism configs/flash_attn_decode.json -k decode_cpasync \
+    --preset deterministic --shape "$decode_base" --device "$cuda" --seed "$seed" --out "$out/decode-cpasync-matrix.json"
+}
+step_decode-cpasync-best-kv8() {
+  run_step decode-cpasync-best-kv8 0 "$ATTN_TUNE" determinism configs/flash_attn_decode.json -k decode_cpasync \
+    --set NUM_SPLITS=8,DEC_THREADS=128,DEC_STAGES=3,DEC_UNROLL=1,SPLIT_MODE=0 --head-dims 128 --kv 32768 --gqa 4 \
+    --features none --shape fp16-h32-kv8-n32768 --device "$cuda" --seed "$seed" --out "$out/decode-cpasync-best-kv8.json"
+}
+step_decode-cpasync-best-kv32() {  # Hkv = 32: B = 2 and 8 (B = 33 is 17.7 GB of K/V drawn on the host)
+  run_step decode-cpasync-best-kv32 0 "$ATTN_TUNE" determinism configs/flash_attn_decode.json -k decode_cpasync \
+    --set NUM_SPLITS=8,DEC_THREADS=64,DEC_STAGES=2,DEC_UNROLL=2,SPLIT_MODE=0 --head-dims 128 --kv 32768 --gqa 1 \
+    --features none --batch-sizes 1,2,8 --shape fp16-h32-kv32-n32768 --device "$cuda" --seed "$seed" \
+    --out "$out/decode-cpasync-best-kv32.json"
+}
 step_decode-catch-atomic() {  # SPLIT_MODE 2: must fail cross-run (32 heads, 20 runs: the fp32 order shows after fp16 rounding)
   run_step decode-catch-atomic 1 "$ATTN_TUNE" determinism configs/flash_attn_decode.json -k decode --preset atomic \
     --head-dims 128 --kv 4096 --gqa 1,4 --features none --runs 20 --shape fp16-h32-kv32-n4096 --device "$cuda" \
@@ -132,6 +157,7 @@ step_opencl-decode-split() {  # the OpenCL decode modes on NVIDIA's OpenCL: mode
 }
 
 all_steps=(decode-matrix decode-matrix-cudacore prefill-matrix prefill-matrix-d256 decode-catch-atomic
+           prefill-wgmma-matrix decode-cpasync-matrix decode-cpasync-best-kv8 decode-cpasync-best-kv32
            decode-sweep-fp16-kv8 decode-sweep-bf16-kv8 decode-sweep-fp16-kv32 decode-catch-heuristic opencl-decode-split)
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=("${all_steps[@]}")

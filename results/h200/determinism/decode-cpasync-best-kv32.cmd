@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune determinism configs/flash_attn_decode.json -k decode_cpasync --set NUM_SPLITS=8\,DEC_THREADS=64\,DEC_STAGES=2\,DEC_UNROLL=2\,SPLIT_MODE=0 --head-dims 128 --kv 32768 --gqa 1 --features none --batch-sizes 1\,2\,8 --shape fp16-h32-kv32-n32768 --device cuda:0 --seed 1 --out /root/out/det/decode-cpasync-best-kv32.json 

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune determinism configs/flash_attn_decode.json -k decode_cpasync --set NUM_SPLITS=8\,DEC_THREADS=128\,DEC_STAGES=3\,DEC_UNROLL=1\,SPLIT_MODE=0 --head-dims 128 --kv 32768 --gqa 4 --features none --shape fp16-h32-kv8-n32768 --device cuda:0 --seed 1 --out /root/out/det/decode-cpasync-best-kv8.json 

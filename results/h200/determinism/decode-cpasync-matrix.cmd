@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune determinism configs/flash_attn_decode.json -k decode_cpasync --preset deterministic --shape fp16-h32-kv8-n4096\,Hq=4\,Hkv=4 --device cuda:0 --seed 1 --out /root/out/det/decode-cpasync-matrix.json 

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune determinism configs/flash_attn_fwd_wgmma.json -k prefill_wgmma --set BLOCK_M=64\,BLOCK_N=64\,STAGES=3\,QK_RS=0 --head-dims 64\,128 --shape fp16-d128-n1024-causal\,Hq=4\,Hkv=4\,Nq=256 --device cuda:0 --seed 1 --out /root/out/det/prefill-wgmma-matrix.json 
