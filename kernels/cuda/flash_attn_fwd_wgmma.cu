@@ -7,7 +7,7 @@
  * that read K and V straight from shared memory, so no ldmatrix and no
  * per-warp B fragments in registers.
  *
- *   S = Q K^T   A = Q (registers when QK_RS, else shared memory), B = K
+ *   S = Q K^T   A = Q (registers when QK_RS > 0, else shared memory), B = K
  *   O += P V    A = P (registers: the S accumulators, rescaled and packed),
  *               B = V read transposed (MN-major) from the same tile layout
  *
@@ -39,13 +39,18 @@
 #ifndef STAGES
 #define STAGES 2
 #endif
-/* How S = Q K^T reads Q: 1 = from registers (wgmma RS; each tile ldmatrix's the
- * warp's Q fragments from shared memory first), 0 = from shared memory (wgmma
- * SS).  Q fragments are not kept in registers across tiles: ptxas 13.0 gave
- * registers still needed by the next tile's RS wgmma to P (wrong results at
- * D=64, BLOCK_N=64), so register-A operands here live only within one tile. */
+/* How S = Q K^T reads Q: 0 = from shared memory (wgmma SS); 1 = from registers
+ * (wgmma RS), ldmatrix'd from shared memory at every tile; 2 = from registers
+ * loaded once and kept across tiles.  For 2, Q's fragments are XOR-ed with a
+ * run-time 0 after each S product: without an in-loop definition ptxas 13.0
+ * gave their registers to P (wrong results at D=64, BLOCK_N=64; NOTES.md). */
 #ifndef QK_RS
 #define QK_RS 1
+#endif
+/* 1: FA3's intra-warpgroup overlap (S of the next tile issued before P V of
+ * this one; needs STAGES >= 3 and a second set of S / P registers); 0: serial */
+#ifndef OVERLAP
+#define OVERLAP 0
 #endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1
@@ -63,8 +68,14 @@
 #if BLOCK_N % 64 != 0 || BLOCK_N < 64 || BLOCK_N > 192
 #error "flash_attn_fwd_wgmma: BLOCK_N must be 64, 128 or 192"
 #endif
-#if QK_RS != 0 && QK_RS != 1
-#error "flash_attn_fwd_wgmma: QK_RS must be 0 or 1"
+#if QK_RS != 0 && QK_RS != 1 && QK_RS != 2
+#error "flash_attn_fwd_wgmma: QK_RS must be 0, 1 or 2"
+#endif
+#if OVERLAP != 0 && OVERLAP != 1
+#error "flash_attn_fwd_wgmma: OVERLAP must be 0 or 1"
+#endif
+#if OVERLAP && STAGES < 3
+#error "flash_attn_fwd_wgmma: OVERLAP needs STAGES >= 3 (the tile of P V, the next tile of S, one loading)"
 #endif
 #if STAGES < 2 || STAGES > 4
 #error "flash_attn_fwd_wgmma: STAGES must be 2..4"
@@ -226,6 +237,13 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
     /* QK_RS: this lane's ldmatrix row of the warp's Q rows; the A fragment of k-step
      * ks is (rows 0-7 | 8-15) x (k lo | k hi), chunk 2 ks + lane / 16 */
     [[maybe_unused]] const int q_lane_row = wrow + (lane & 15);
+#if QK_RS == 2
+    unsigned qf[kKS][4];
+    cp_async_wait<STAGES - 2>(); /* Q (and the first tile) landed */
+    __syncthreads();
+#pragma unroll
+    for (int ks = 0; ks < kKS; ++ks) ldsm_x4(sQa + panel_off<BLOCK_M>(q_lane_row, 2 * ks + (lane >> 4)), qf[ks]);
+#endif
 
     float oacc[kON][32];
 #pragma unroll
@@ -233,22 +251,14 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
 #pragma unroll
         for (int i = 0; i < 32; ++i) oacc[j][i] = 0.f;
     float row_m[2] = {kNegInf, kNegInf}, row_l[2] = {0.f, 0.f};
+    /* 0 at run time, unknown to the compiler: XOR-ing register-A fragments with it
+     * each tile gives them an in-loop definition (see QK_RS) */
+    [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
 
-#pragma unroll 1
-    for (int it = 0; it < ntiles; ++it) {
-        const int stage = it % STAGES;
-        const int n0 = (tb + it) * BLOCK_N;
-
-        cp_async_wait<STAGES - 2>(); /* this tile landed (this thread's copies) */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* ... visible to wgmma */
-        __syncthreads(); /* every thread's copies; the buffer refilled next was read by all */
-        if (it + STAGES - 1 < ntiles) load_kv((it + STAGES - 1) % STAGES, tb + it + STAGES - 1);
-        cp_async_commit();
-
-        /* ---- S = Q K^T ---- */
-        float s[kSN][32];
+    /* S = Q K^T of the tile in `stage`: issued and committed, not waited for */
+    auto issue_s = [&](int stage, float (&s)[kSN][32]) {
         const unsigned k_st = sKa + stage * kTileBytes;
-#if QK_RS
+#if QK_RS == 1
         unsigned qf[kKS][4];
 #pragma unroll
         for (int ks = 0; ks < kKS; ++ks) ldsm_x4(sQa + panel_off<BLOCK_M>(q_lane_row, 2 * ks + (lane >> 4)), qf[ks]);
@@ -270,16 +280,28 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
             }
         }
         wgmma::commit();
-        wgmma::wait<0>();
+    };
+
+    /* after S's wait: pin its accumulators (and, QK_RS = 2, re-define Q's fragments) */
+    auto s_done = [&](float (&s)[kSN][32]) {
 #pragma unroll
         for (int j = 0; j < kSN; ++j) wgmma::hold(s[j]);
+#if QK_RS == 2
+#pragma unroll
+        for (int ks = 0; ks < kKS; ++ks)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) qf[ks][e] ^= opaque0;
+#endif
+    };
 
-        /* ---- masking (tiles crossing a causal / window / Nkv edge; mask, ALiBi) ---- */
+    /* masking and online softmax of S (keys n0 ..): P packed into A fragments, the
+     * row state (max, sum) updated; O must then be scaled by alpha */
+    auto softmax = [&](float (&s)[kSN][32], int n0, unsigned (&pk)[kSN][16], float (&alpha)[2]) {
         float mul = sl2; /* s * mul is the log2-domain logit */
         const bool generic = always_generic || (n0 + BLOCK_N > Nkv) ||
                              (p.causal && n0 + BLOCK_N - 1 > w_pos_lo) ||
                              (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + BLOCK_N - 1 > w_pos_lo + p.window));
-        if (generic) {
+        if (generic) { /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
             mul = 1.f;
             const __half* __restrict__ mask_b = mask + (long long)b * Nq * Nkv;
 #pragma unroll
@@ -311,9 +333,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
                         }
             }
         }
-
-        /* ---- online softmax; P packed to 16-bit pairs (the A fragments of P V) ---- */
-        unsigned pk[kSN][16]; /* [piece][2 c + hh]: columns 8 c + lc, lc + 1 of row hh */
+        /* pk[piece][2 c + hh]: columns 8 c + lc, lc + 1 of row hh */
 #pragma unroll
         for (int hh = 0; hh < 2; ++hh) {
             float mx = kNegInf;
@@ -325,16 +345,9 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
             const float m_new = fmaxf(row_m[hh], mx * mul);
             const float m_use = (m_new == kNegInf) ? 0.f : m_new;
-            const float alpha = ex2(row_m[hh] - m_use);
+            alpha[hh] = ex2(row_m[hh] - m_use);
             row_m[hh] = m_new;
-            float l = row_l[hh] * alpha;
-#pragma unroll
-            for (int j = 0; j < kON; ++j)
-#pragma unroll
-                for (int c = 0; c < 8; ++c) {
-                    oacc[j][4 * c + 2 * hh] *= alpha;
-                    oacc[j][4 * c + 2 * hh + 1] *= alpha;
-                }
+            float l = row_l[hh] * alpha[hh];
 #pragma unroll
             for (int j = 0; j < kSN; ++j)
 #pragma unroll
@@ -346,8 +359,22 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
                 }
             row_l[hh] = l;
         }
+    };
 
-        /* ---- O += P V ---- */
+    auto rescale_o = [&](const float (&alpha)[2]) {
+#pragma unroll
+        for (int j = 0; j < kON; ++j)
+#pragma unroll
+            for (int c = 0; c < 8; ++c)
+#pragma unroll
+                for (int hh = 0; hh < 2; ++hh) {
+                    oacc[j][4 * c + 2 * hh] *= alpha[hh];
+                    oacc[j][4 * c + 2 * hh + 1] *= alpha[hh];
+                }
+    };
+
+    /* O += P V of the tile in `stage`: issued and committed, not waited for */
+    auto issue_pv = [&](int stage, const unsigned (&pk)[kSN][16]) {
         const unsigned v_st = sVa + stage * kTileBytes;
 #pragma unroll
         for (int j = 0; j < kON; ++j) wgmma::hold(oacc[j]);
@@ -362,10 +389,81 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
                 wgmma::mma_rs<1>(oacc[j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128), 1);
         }
         wgmma::commit();
+    };
+
+#if OVERLAP == 0
+    /* each tile: S, wait, softmax, P V, wait */
+#pragma unroll 1
+    for (int it = 0; it < ntiles; ++it) {
+        const int stage = it % STAGES;
+        cp_async_wait<STAGES - 2>(); /* this tile landed (this thread's copies) */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* ... visible to wgmma */
+        __syncthreads(); /* every thread's copies; the buffer refilled next was read by all */
+        if (it + STAGES - 1 < ntiles) load_kv((it + STAGES - 1) % STAGES, tb + it + STAGES - 1);
+        cp_async_commit();
+
+        float s[kSN][32];
+        issue_s(stage, s);
+        wgmma::wait<0>();
+        s_done(s);
+        unsigned pk[kSN][16];
+        float alpha[2];
+        softmax(s, (tb + it) * BLOCK_N, pk, alpha);
+        rescale_o(alpha);
+        issue_pv(stage, pk);
         wgmma::wait<0>();
 #pragma unroll
         for (int j = 0; j < kON; ++j) wgmma::hold(oacc[j]);
     }
+#else
+    /* FA3's intra-warpgroup overlap: S of tile it + 1 and P V of tile it are in
+     * flight together; the softmax of tile it + 1 runs while P V still computes. */
+    unsigned pk[kSN][16];
+    if (ntiles > 0) {
+        cp_async_wait<STAGES - 2>(); /* tile 0 landed */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        __syncthreads();
+        float s[kSN][32];
+        issue_s(0, s);
+        wgmma::wait<0>();
+        s_done(s);
+        float alpha[2];
+        softmax(s, tb * BLOCK_N, pk, alpha); /* O is still 0: alpha unused */
+    }
+#pragma unroll 1
+    for (int it = 0; it < ntiles; ++it) {
+        const bool has_next = it + 1 < ntiles;
+        if (has_next) {
+            cp_async_wait<STAGES - 3>(); /* tile it + 1 landed */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        }
+        __syncthreads(); /* ... for every thread; P V of tile it - 1 done everywhere: its buffer is free */
+        if (it + STAGES - 1 < ntiles) load_kv((it + STAGES - 1) % STAGES, tb + it + STAGES - 1);
+        cp_async_commit();
+
+        float s[kSN][32];
+        if (has_next) issue_s((it + 1) % STAGES, s);
+        issue_pv(it % STAGES, pk);
+        unsigned pk_next[kSN][16];
+        float alpha[2] = {1.f, 1.f};
+        if (has_next) {
+            wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
+            s_done(s);
+            softmax(s, (tb + it + 1) * BLOCK_N, pk_next, alpha);
+        }
+        wgmma::wait<0>(); /* P V of tile it done: O and pk free */
+#pragma unroll
+        for (int j = 0; j < kON; ++j) wgmma::hold(oacc[j]);
+        if (has_next) {
+            rescale_o(alpha);
+#pragma unroll
+            for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                for (int i = 0; i < 16; ++i) pk[j][i] = pk_next[j][i] ^ opaque0; /* a real in-loop definition */
+        }
+    }
+#endif
+    cp_async_wait<0>(); /* nothing in flight at exit (Q alone when no tile ran) */
 
     /* ---- epilogue: full row sums, sinks, normalize, store ---- */
     const float sink2 = p.has_sinks ? sinks[h] * kLog2e : kNegInf;
