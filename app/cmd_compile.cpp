@@ -49,7 +49,9 @@ void add_compile_command(CLI::App& app, Context& ctx) {
       "CUDA kernels are compiled with NVRTC for --arch (no GPU or driver needed) and ptxas' verbose report gives\n"
       "registers, spill stores/loads, stack frame and static shared memory; theoretical occupancy comes from the\n"
       "architecture's limits and each launch's block size and shared memory. With --device, kernels of that device's\n"
-      "backend (OpenCL too) are compiled on it. Exit 1 when any configuration fails to compile.");
+      "backend (OpenCL too) are compiled on it. ptxas' \"Potential Performance Loss\" notes (e.g. wgmma serialized,\n"
+      "C7514) are counted in the summary and kept as `compiler_notes` in the JSON and in leaderboards.\n"
+      "Exit 1 when any configuration fails to compile.");
   static std::vector<std::string> spec_paths;
   static std::string shapes, out;
   static std::vector<std::string> kernels;
@@ -85,11 +87,23 @@ void add_compile_command(CLI::App& app, Context& ctx) {
         if (spec_paths.size() > 1) fmt::print("\n{}\n", spec.path.string());
         print_table(report);
       }
-      int spilling = 0;
-      for (const auto& c : report.configs) spilling += c.spills();
-      fmt::print(stderr, "{}: {} configurations, {} compilations for {} {}: {} ok, {} compile_failed, {} skipped; {} spill\n",
+      int spilling = 0, noted = 0;
+      const CompiledConfig* first_noted = nullptr;
+      for (const auto& c : report.configs) {
+        spilling += c.spills();
+        if (!c.first_compiler_note().empty()) {
+          ++noted;
+          if (!first_noted) first_noted = &c;
+        }
+      }
+      fmt::print(stderr, "{}: {} configurations, {} compilations for {} {}: {} ok, {} compile_failed, {} skipped; {} spill{}\n",
                  spec.path.string(), report.configs.size(), report.compiles, report.backend, report.arch,
-                 report.count(Status::ok), report.count(Status::compile_failed), report.count(Status::skipped), spilling);
+                 report.count(Status::ok), report.count(Status::compile_failed), report.count(Status::skipped), spilling,
+                 noted ? fmt::format("; {} with a ptxas performance note", noted) : "");
+      // A serialized wgmma pipeline compiles and runs correctly, only slower: say so before anyone times it.
+      if (first_noted)
+        fmt::print(stderr, "  e.g. {} {}: {}\n", first_noted->job.kernel, config_key(first_noted->job.config),
+                   first_noted->first_compiler_note());
       failed += report.count(Status::compile_failed);
     }
     // One spec: its report; several: {"reports": [...]}.

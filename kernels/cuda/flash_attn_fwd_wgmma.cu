@@ -430,37 +430,38 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
         float alpha[2];
         softmax(s, tb * BLOCK_N, pk, alpha); /* O is still 0: alpha unused */
     }
+    /* no wgmma under a branch or a run-time condition: ptxas serializes every
+     * wgmma of the kernel (C7514) when it cannot prove where accumulators are read */
 #pragma unroll 1
-    for (int it = 0; it < ntiles; ++it) {
-        const bool has_next = it + 1 < ntiles;
-        if (has_next) {
-            cp_async_wait<STAGES - 3>(); /* tile it + 1 landed */
-            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        }
+    for (int it = 0; it + 1 < ntiles; ++it) {
+        cp_async_wait<STAGES - 3>(); /* tile it + 1 landed */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         __syncthreads(); /* ... for every thread; P V of tile it - 1 done everywhere: its buffer is free */
         if (it + STAGES - 1 < ntiles) load_kv((it + STAGES - 1) % STAGES, tb + it + STAGES - 1);
         cp_async_commit();
 
         float s[kSN][32];
-        if (has_next) issue_s((it + 1) % STAGES, s);
+        issue_s((it + 1) % STAGES, s);
         issue_pv(it % STAGES, pk);
+        wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
+        s_done(s);
         unsigned pk_next[kSN][16];
-        float alpha[2] = {1.f, 1.f};
-        if (has_next) {
-            wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
-            s_done(s);
-            softmax(s, (tb + it + 1) * BLOCK_N, pk_next, alpha);
-        }
+        float alpha[2];
+        softmax(s, (tb + it + 1) * BLOCK_N, pk_next, alpha);
         wgmma::wait<0>(); /* P V of tile it done: O and pk free */
 #pragma unroll
         for (int j = 0; j < kON; ++j) wgmma::hold(oacc[j]);
-        if (has_next) {
-            rescale_o(alpha);
+        rescale_o(alpha);
 #pragma unroll
-            for (int j = 0; j < kSN; ++j)
+        for (int j = 0; j < kSN; ++j)
 #pragma unroll
-                for (int i = 0; i < 16; ++i) pk[j][i] = pk_next[j][i] ^ opaque0; /* a real in-loop definition */
-        }
+            for (int i = 0; i < 16; ++i) pk[j][i] = pk_next[j][i] ^ opaque0; /* a real in-loop definition */
+    }
+    if (ntiles > 0) { /* P V of the last tile */
+        issue_pv((ntiles - 1) % STAGES, pk);
+        wgmma::wait<0>();
+#pragma unroll
+        for (int j = 0; j < kON; ++j) wgmma::hold(oacc[j]);
     }
 #endif
     cp_async_wait<0>(); /* nothing in flight at exit (Q alone when no tile ran) */

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tuner/backend/cuda/nvrtc_compiler.hpp"
 #include "tuner/core/text_file.hpp"
 
@@ -162,6 +164,30 @@ TEST(PtxasParser, ResourcesFromReport) {
   EXPECT_FALSE(res.theoretical_occupancy.has_value());
   const KernelResources none = resources_from_ptxas(r, "not_there");
   EXPECT_FALSE(none.registers.has_value());
+}
+
+TEST(PtxasParser, SerializedWgmmaNoteGoesToItsFunction) {
+  // kernels/cuda/flash_attn_fwd_wgmma.cu at commit 99e1f97, -DQK_RS=2 -DOVERLAP=1 -DSTAGES=3 -DHEAD_DIM=128
+  // -DBLOCK_N=64 -DBLOCK_M=64, --gpu-architecture=sm_90a: the note comes before the function's own report.
+  const PtxasReport r = parse_ptxas_log(golden("nvrtc13_sm90a_wgmma_serialized.log"));
+  ASSERT_EQ(r.functions.size(), 1u);
+  const PtxasFunction* f = r.find("flash_attn_fwd_wgmma");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->is_entry);
+  EXPECT_EQ(f->arch, "sm_90a");
+  EXPECT_EQ(f->registers, 255);
+  ASSERT_EQ(f->performance_notes.size(), 1u);
+  EXPECT_NE(f->performance_notes[0].find("(C7514)"), std::string::npos);
+  EXPECT_NE(f->performance_notes[0].find("serialized"), std::string::npos);
+
+  const KernelResources res = resources_from_ptxas(r, "flash_attn_fwd_wgmma");
+  ASSERT_EQ(res.compiler_notes.size(), 1u);
+  EXPECT_EQ(res.to_json().at("compiler_notes").at(0).get<std::string>(), f->performance_notes[0]);
+
+  // A clean report has none, and its JSON no key.
+  const KernelResources clean = resources_from_ptxas(parse_ptxas_log(golden("nvrtc13_sm90_spill.log")), "simple");
+  EXPECT_TRUE(clean.compiler_notes.empty());
+  EXPECT_FALSE(clean.to_json().contains("compiler_notes"));
 }
 
 TEST(PtxasParser, EmptyAndGarbage) {

@@ -70,6 +70,7 @@ struct KernelResources {
   std::optional<double> theoretical_occupancy;  // CUDA: resident warps / max warps, 0..1, from the resources
   std::optional<double> driver_occupancy;       // CUDA: the same from the driver for the actual launch
   std::optional<std::string> occupancy_limited_by;  // what binds: "registers", "shared memory", ...
+  std::vector<std::string> compiler_notes;      // CUDA: ptxas' "Potential Performance Loss" notes (wgmma serialized)
 
   nlohmann::json to_json() const;
 };

@@ -67,6 +67,12 @@ bool CompiledConfig::spills() const {
   return false;
 }
 
+std::string CompiledConfig::first_compiler_note() const {
+  for (const auto& [_, r] : resources)
+    if (!r.compiler_notes.empty()) return r.compiler_notes.front();
+  return {};
+}
+
 int CompileReport::count(Status s) const {
   int n = 0;
   for (const auto& c : configs) n += c.status == s;

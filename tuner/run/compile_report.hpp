@@ -34,6 +34,8 @@ struct CompiledConfig {
 
   nlohmann::json to_json() const;
   bool spills() const;  // any spill store/load bytes in any entry
+  // ptxas' first "Potential Performance Loss" note of any entry ("" when none)
+  std::string first_compiler_note() const;
 };
 
 struct CompileReport {

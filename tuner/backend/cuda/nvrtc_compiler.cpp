@@ -195,7 +195,16 @@ PtxasReport parse_ptxas_log(std::string_view log) {
     }
 
     PtxasFunction* current = current_index ? &report.functions[*current_index] : nullptr;
-    if (starts_with(body, "Compiling entry function")) {
+    if (body.find("Potential Performance Loss") != std::string_view::npos) {
+      // Printed before the function's own report; attached by the name it ends with.
+      const std::size_t at = body.rfind("in the function '");
+      if (at == std::string_view::npos) continue;
+      const std::string name = quoted(body, at);
+      const std::optional<std::size_t> keep = current_index;
+      select(name);
+      report.functions[*current_index].performance_notes.emplace_back(body);
+      current_index = keep;
+    } else if (starts_with(body, "Compiling entry function")) {
       const std::size_t name_end = body.find('\'', body.find('\'') + 1);
       select(quoted(body));
       PtxasFunction& f = report.functions[*current_index];
@@ -235,6 +244,7 @@ KernelResources resources_from_ptxas(const PtxasReport& report, std::string_view
   r.spill_store_bytes = f->spill_store_bytes;
   r.spill_load_bytes = f->spill_load_bytes;
   r.static_local_bytes = f->smem_bytes;
+  r.compiler_notes = f->performance_notes;
   return r;
 }
 

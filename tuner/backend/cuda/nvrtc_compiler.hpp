@@ -48,6 +48,9 @@ struct PtxasFunction {
   std::optional<long long> smem_bytes;               // static shared memory (0 when not printed)
   std::optional<long long> cumulative_stack_bytes;
   std::map<int, long long> cmem_bytes;               // constant bank -> bytes (sm_80: cmem[0] = params)
+  // "(C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized ..."
+  // lines naming this function: the kernel runs, but slower than its code suggests.
+  std::vector<std::string> performance_notes;
 };
 
 struct PtxasReport {
