@@ -87,7 +87,7 @@ step_decode-matrix-cudacore() {  # deterministic CUDA-core decode: D 128 and 256
 }
 step_prefill-wgmma-matrix() {  # the wgmma prefill kernel's most frequent winner: D 64 and 128 (its constraints)
   run_step prefill-wgmma-matrix 0 "$ATTN_TUNE" determinism configs/flash_attn_fwd_wgmma.json -k prefill_wgmma \
-    --set BLOCK_M=64,BLOCK_N=64,STAGES=3,QK_RS=2,OVERLAP=0 --head-dims 64,128 --shape "$prefill_base" --device "$cuda" \
+    --set BLOCK_M=64,BLOCK_N=64,STAGES=3,QK_RS=2,OVERLAP=1 --head-dims 64,128 --shape "$prefill_base" --device "$cuda" \
     --seed "$seed" --out "$out/prefill-wgmma-matrix.json"
 }
 # decode_cpasync is the fastest decode kernel at every anchor shape
