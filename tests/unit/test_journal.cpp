@@ -14,7 +14,11 @@ ConfigResult result(const std::string& key_value, Status status) {
   r.job = Job{"k", "s", {{"BLOCK_M", std::stoll(key_value)}}, ""};
   r.status = status;
   r.reason = "why";
-  if (status == Status::ok) r.timing = SampleStats::of({1.0, 1.1, 0.9});
+  if (status == Status::ok) {
+    r.timing = SampleStats::of({1.0, 1.1, 0.9});
+    r.resources["entry"].registers = 96;
+    r.resources["entry"].compiler_notes = {"(C7514) Potential Performance Loss: wgmma serialized"};
+  }
   return r;
 }
 
@@ -34,6 +38,11 @@ TEST(Journal, AppendsAndReadsBack) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back.at("k|s|BLOCK_M=16").status, Status::ok);
   EXPECT_NEAR(back.at("k|s|BLOCK_M=16").timing->median_ms, 1.0, 1e-12);
+  // resources survive a resume, ptxas' performance notes with them
+  const KernelResources& res = back.at("k|s|BLOCK_M=16").resources.at("entry");
+  EXPECT_EQ(res.registers, 96);
+  ASSERT_EQ(res.compiler_notes.size(), 1u);
+  EXPECT_EQ(res.compiler_notes[0], "(C7514) Potential Performance Loss: wgmma serialized");
   EXPECT_EQ(back.at("k|s|BLOCK_M=32").status, Status::compile_failed);
 }
 
