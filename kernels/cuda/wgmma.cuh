@@ -53,11 +53,6 @@ __device__ __forceinline__ void hold(float (&d)[32]) {
     for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-/* The same for a register A fragment read by an in-flight wgmma. */
-__device__ __forceinline__ void hold(unsigned (&a)[4]) {
-    asm volatile("" : "+r"(a[0]), "+r"(a[1]), "+r"(a[2]), "+r"(a[3])::"memory");
-}
-
 /* d (+)= A(64x16, registers) * B(16x64, shared).  TRANS_B = 0: B stored
  * K-major ([n][k], e.g. K for S = Q K^T); 1: MN-major ([k][n], e.g. V). */
 template <int TRANS_B>
