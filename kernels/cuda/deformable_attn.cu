@@ -25,6 +25,8 @@
  * the kernel traps when given less). NVRTC-clean: no includes but the contract.
  */
 #include "common/deformable_params.h"
+#include "cuda/ptx/cp_async.cuh"
+#include "cuda/ptx/mbarrier.cuh"
 
 /* ------------------------------------------------- shape (from the spec's defines) */
 #ifndef NUM_HEADS
@@ -236,37 +238,7 @@ deformable_attn(const float* __restrict__ value, const float* __restrict__ loc, 
 #if WARP_SPLIT > 0
 namespace df {
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
-
-__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
-}
-/* arrival that also expects TX more bytes from bulk copies */
-__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long* bar, unsigned tx) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(tx) : "memory");
-}
-/* waits until the phase of parity PARITY has completed */
-__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
-    unsigned done = 0;
-    while (!done) {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
-    }
-}
-__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(dst)), "l"(src) : "memory");
-}
-/* the barrier gets one arrival when this thread's earlier cp.async copies have landed */
-__device__ __forceinline__ void cp_async_arrive(unsigned long long* bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
-                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
-}
+using namespace ptx;
 
 constexpr int kProducers = 32 * WARP_SPLIT;
 constexpr int kSamplesPerWarp = (DF_SPS + WARP_SPLIT - 1) / WARP_SPLIT;  /* a producer warp's own samples */
@@ -323,9 +295,9 @@ __device__ __forceinline__ void produce(const float* value, const float* loc, co
     for (int idx = lane; idx < corners_n * kChunks; idx += 32) {
         const int corner = first * 4 + idx / kChunks, chunk = idx % kChunks;
         const int off = reinterpret_cast<const int*>(s.off)[corner];
-        cp_async16(s.values + corner * CHANNELS + 4 * chunk, value + off + 4 * chunk);
+        cp_async16(smem_addr(s.values + corner * CHANNELS + 4 * chunk), value + off + 4 * chunk);
     }
-    cp_async_arrive(full);
+    cp_async_mbarrier_arrive(full);
     mbar_arrive(full);
 #else
     /* one bulk copy of 4 * CHANNELS bytes per corner */

@@ -40,6 +40,10 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include "common/attn_params.h"
+#include "cuda/ptx/cp_async.cuh"
+#include "cuda/ptx/ldmatrix.cuh"
+#include "cuda/ptx/math.cuh"
+#include "cuda/ptx/mma.cuh"
 
 #ifndef HEAD_DIM
 #define HEAD_DIM 128
@@ -141,6 +145,8 @@ typedef __nv_bfloat16 elem_t;
 
 namespace fd {
 
+using namespace ptx;
+
 constexpr int kRT = DEC_ROW_THREADS;
 constexpr int kGroups = DEC_THREADS / kRT;       /* row groups per block */
 constexpr int kWarps = DEC_THREADS / 32;
@@ -150,12 +156,6 @@ constexpr int kU = DEC_UNROLL;
 [[maybe_unused]] constexpr int kRowsPerStep = kGroups * kU;
 constexpr float kLog2e = 1.4426950408889634f;
 #define FD_NEG_INF (__int_as_float(0xff800000))
-
-__device__ __forceinline__ float ex2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
 
 /* streaming 16-byte load: read-only path, no L1 allocation */
 __device__ __forceinline__ uint4 ld_stream(const void* ptr) {
@@ -463,28 +463,6 @@ __device__ __forceinline__ void split_pass(const elem_t* __restrict__ q, const e
  *    columns are permuted so that lane l needs V[4 keys][(l/4) D/8 .. + D/8],
  *    whole 16-byte vectors, packed into B fragments with byte_perm.
  * ---------------------------------------------------------------------- */
-__device__ __forceinline__ void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1) {
-#if DTYPE == 1
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
-}
-__device__ __forceinline__ unsigned pack2f(float lo, float hi) {
-    unsigned r;
-#if DTYPE == 1
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#else
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#endif
-    return r;
-}
 
 template <bool kTwoHalves>
 __device__ __forceinline__ void split_pass_mma(const elem_t* __restrict__ q, const elem_t* __restrict__ kb,
@@ -573,7 +551,7 @@ __device__ __forceinline__ void split_pass_mma(const elem_t* __restrict__ q, con
                     const unsigned b0 = (ks & 1) ? v4.z : v4.x;
                     const unsigned b1 = (ks & 1) ? v4.w : v4.y;
                     unsigned a[4] = {qa[ks][0], kTwoHalves ? qa[ks][1] : 0u, qa[ks][2], kTwoHalves ? qa[ks][3] : 0u};
-                    mma16816(s[j], a, b0, b1);
+                    mma16816<elem_t>(s[j], a, b0, b1);
                 }
             }
             /* ---- scale, mask, online softmax (rows lr and lr + 8) ---- */
@@ -616,10 +594,10 @@ __device__ __forceinline__ void split_pass_mma(const elem_t* __restrict__ q, con
             }
             /* ---- O += P V ---- */
             unsigned pa[4];
-            pa[0] = pack2f(s[0][0], s[0][1]);
-            pa[1] = kTwoHalves ? pack2f(s[0][2], s[0][3]) : 0u;
-            pa[2] = pack2f(s[1][0], s[1][1]);
-            pa[3] = kTwoHalves ? pack2f(s[1][2], s[1][3]) : 0u;
+            pa[0] = pack2<elem_t>(s[0][0], s[0][1]);
+            pa[1] = kTwoHalves ? pack2<elem_t>(s[0][2], s[0][3]) : 0u;
+            pa[2] = pack2<elem_t>(s[1][0], s[1][1]);
+            pa[3] = kTwoHalves ? pack2<elem_t>(s[1][2], s[1][3]) : 0u;
 #pragma unroll
             for (int nt = 0; nt < kDT; ++nt) {
                 /* element nt of this lane's D/8 columns: vector nt/8, word (nt%8)/2, half nt%2 */
@@ -631,7 +609,7 @@ __device__ __forceinline__ void split_pass_mma(const elem_t* __restrict__ q, con
                 };
                 const unsigned b0 = __byte_perm(word(0), word(1), sel);
                 const unsigned b1 = __byte_perm(word(2), word(3), sel);
-                mma16816(acc[nt], pa, b0, b1);
+                mma16816<elem_t>(acc[nt], pa, b0, b1);
             }
         }
     }
@@ -724,33 +702,6 @@ static_assert(kWarps * kRingBytes == DEC_SMEM_BYTES, "DEC_SMEM_BYTES");
 static_assert(kRingBytes >= 0 && kWarps * (HEAD_DIM + 2) * 4 <= kWarps * kRingBytes, "red fits in the rings");
 static_assert((kStageKeys * kChunks) % 32 == 0 && 32 % kChunks == 0, "whole copies per lane, whole rows per copy");
 
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, unsigned src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-__device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned* r) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-__device__ __forceinline__ void ldsm_x4_t(unsigned addr, unsigned* r) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-__device__ __forceinline__ unsigned movmatrix_t(unsigned x) {
-    unsigned y;
-    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
-    return y;
-}
-
 /* kNT 8-head n-tiles: the query heads hq0 .. hq0 + 8 kNT - 1 (those < hq_end) */
 template <int kNT>
 __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, const elem_t* __restrict__ kb,
@@ -788,8 +739,8 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
 #pragma unroll
             for (int it = 0; it < kCpIters; ++it) {
                 const unsigned soff = kRowStep * it * kRowBytes + (s_lane ^ (((kRowStep * it) & 7) << 4));
-                cp_async16(kdst + soff, ksrc + it * kRowStep * HEAD_DIM, 16u);
-                cp_async16(kdst + kTileBytes + soff, vsrc + it * kRowStep * HEAD_DIM, 16u);
+                cp_async16_zfill(kdst + soff, ksrc + it * kRowStep * HEAD_DIM, 16u);
+                cp_async16_zfill(kdst + kTileBytes + soff, vsrc + it * kRowStep * HEAD_DIM, 16u);
             }
         } else { /* the split's last stage: rows from r_end on are zero-filled (src-size 0; their
                   * source address is row r_begin's, inside the tensor, and no byte of it is read) */
@@ -799,8 +750,8 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
                 const unsigned soff = kRowStep * it * kRowBytes + (s_lane ^ (((kRowStep * it) & 7) << 4));
                 const bool ok = key0 + kRowStep * it + lrow < r_end;
                 const int goff = ok ? (key0 + kRowStep * it) * HEAD_DIM + g_lane : goff0;
-                cp_async16(kdst + soff, kb + goff, ok ? 16u : 0u);
-                cp_async16(kdst + kTileBytes + soff, vb + goff, ok ? 16u : 0u);
+                cp_async16_zfill(kdst + soff, kb + goff, ok ? 16u : 0u);
+                cp_async16_zfill(kdst + kTileBytes + soff, vb + goff, ok ? 16u : 0u);
             }
         }
     };
@@ -890,7 +841,7 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
                 unsigned kf[4];
                 ldsm_x4(kt + u * 16 * kRowBytes + k_lane + ((unsigned)(32 * ks) ^ k_x), kf);
 #pragma unroll
-                for (int n = 0; n < kNT; ++n) mma16816(s[u][n], kf, qb[n][ks][0], qb[n][ks][1]);
+                for (int n = 0; n < kNT; ++n) mma16816<elem_t>(s[u][n], kf, qb[n][ks][0], qb[n][ks][1]);
             }
         }
         /* ---- scale, mask, online softmax: per head over the stage's keys (this lane's 2 kU keys,
@@ -949,15 +900,15 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
             unsigned pb[kNT][2];
 #pragma unroll
             for (int n = 0; n < kNT; ++n) {
-                pb[n][0] = movmatrix_t(pack2f(s[u][n][0], s[u][n][1])); /* keys 0-7 */
-                pb[n][1] = movmatrix_t(pack2f(s[u][n][2], s[u][n][3])); /* keys 8-15 */
+                pb[n][0] = movmatrix_t(pack2<elem_t>(s[u][n][0], s[u][n][1])); /* keys 0-7 */
+                pb[n][1] = movmatrix_t(pack2<elem_t>(s[u][n][2], s[u][n][3])); /* keys 8-15 */
             }
 #pragma unroll
             for (int mt = 0; mt < kKS; ++mt) {
                 unsigned vf[4];
                 ldsm_x4_t(vt + u * 16 * kRowBytes + v_lane + ((unsigned)(32 * mt) ^ v_x), vf);
 #pragma unroll
-                for (int n = 0; n < kNT; ++n) mma16816(acc[n][mt], vf, pb[n][0], pb[n][1]);
+                for (int n = 0; n < kNT; ++n) mma16816<elem_t>(acc[n][mt], vf, pb[n][0], pb[n][1]);
             }
         }
         rd = (rd + 1 == kStages) ? 0 : rd + 1;

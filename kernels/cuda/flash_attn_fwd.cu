@@ -18,11 +18,16 @@
  *
  * Launch (the spec): grid [ceil_div(Nq, BLOCK_M), Hq, B], block [32 * WARPS_M],
  * dynamic shared memory FA_SMEM_BYTES (below; the spec's "shared_bytes" is the
- * same expression).  NVRTC-clean: only cuda_fp16.h / cuda_bf16.h are included.
+ * same expression).  NVRTC-clean: beyond cuda_fp16.h / cuda_bf16.h only the PTX
+ * helpers of cuda/ptx/ are included.
  */
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include "common/attn_params.h"
+#include "cuda/ptx/cp_async.cuh"
+#include "cuda/ptx/ldmatrix.cuh"
+#include "cuda/ptx/math.cuh"
+#include "cuda/ptx/mma.cuh"
 
 /* ------------------------------------------------------------------ tunables */
 #ifndef HEAD_DIM
@@ -99,6 +104,8 @@ typedef __nv_bfloat16 elem_t;
 
 namespace fa {
 
+using namespace ptx;
+
 constexpr int kThreads = 32 * WARPS_M * WARPS_N;
 constexpr int kWarpRows = BLOCK_M / WARPS_M;     /* query rows per warp */
 constexpr int kMT = kWarpRows / 16;              /* mma row tiles per warp */
@@ -121,56 +128,6 @@ static_assert((BLOCK_N * kVChunks) % kThreads == 0, "V tile chunks must divide e
 static_assert((kWarpRows * kVChunks) % 32 == 0, "O tile chunks must divide evenly among a warp");
 static_assert(kNT % 2 == 0 && kDT % 2 == 0, "ldmatrix.x4 loads n-tiles in pairs");
 
-/* ------------------------------------------------------------ PTX helpers */
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-/* 16-byte async copy; src_bytes = 0 zero-fills the destination without reading. */
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-__device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-                 : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_t(unsigned addr, unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-                 : "r"(addr));
-}
-
-/* D += A(16x16, row) * B(16x8, col), fp32 accumulators */
-__device__ __forceinline__ void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1) {
-#if DTYPE == 1
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
-}
-
-/* two floats -> packed 16-bit pair, lo in the low half */
-__device__ __forceinline__ unsigned pack2(float lo, float hi) {
-    unsigned r;
-#if DTYPE == 1
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#else
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#endif
-    return r;
-}
-
 #define kNegInf (__int_as_float(0xff800000))
 
 /* an opaque 0: values derived from it inside a loop are recomputed there instead
@@ -179,12 +136,6 @@ __device__ __forceinline__ int opaque_zero() {
     int z;
     asm volatile("mov.u32 %0, 0;\n" : "=r"(z));
     return z;
-}
-
-__device__ __forceinline__ float ex2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
 }
 
 /* XOR swizzle of 16-byte chunks inside a row of R chunks: a permutation of each
@@ -301,7 +252,7 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
 #pragma unroll
         for (int i = 0; i < kQPerThr; ++i) {
             const int r = qk_row + i * kQKStep;
-            cp_async16(sQa + tile_off<kQChunks>(r, qk_ch), qg_thr + (long long)(m0 + i * kQKStep) * HEAD_DIM,
+            cp_async16_zfill(sQa + tile_off<kQChunks>(r, qk_ch), qg_thr + (long long)(m0 + i * kQKStep) * HEAD_DIM,
                        m0 + r < Nq ? 16 : 0);
         }
     };
@@ -312,7 +263,7 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
 #pragma unroll
         for (int i = 0; i < kKPerThr; ++i) {
             const int r = qk_row + i * kQKStep;
-            cp_async16(dst + tile_off<kQChunks>(r, qk_ch), src + i * kQKStep * HEAD_DIM, n0 + r < Nkv ? 16 : 0);
+            cp_async16_zfill(dst + tile_off<kQChunks>(r, qk_ch), src + i * kQKStep * HEAD_DIM, n0 + r < Nkv ? 16 : 0);
         }
     };
     auto load_v = [&](int stage, int tile, int col0) {
@@ -322,7 +273,7 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
 #pragma unroll
         for (int i = 0; i < kVPerThr; ++i) {
             const int r = v_row + i * kVStep;
-            cp_async16(dst + tile_off<kVChunks>(r, v_ch), src + i * kVStep * HEAD_DIM, n0 + r < Nkv ? 16 : 0);
+            cp_async16_zfill(dst + tile_off<kVChunks>(r, v_ch), src + i * kVStep * HEAD_DIM, n0 + r < Nkv ? 16 : 0);
         }
     };
 
@@ -367,9 +318,7 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
             for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
                 for (int ks = 0; ks < kKS; ++ks)
-                    ldsm_x4(sQa + lq.at(mt, ks),
-                            qf[Q_IN_REGS ? mt : 0][Q_IN_REGS ? ks : 0][0], qf[Q_IN_REGS ? mt : 0][Q_IN_REGS ? ks : 0][1],
-                            qf[Q_IN_REGS ? mt : 0][Q_IN_REGS ? ks : 0][2], qf[Q_IN_REGS ? mt : 0][Q_IN_REGS ? ks : 0][3]);
+                    ldsm_x4(sQa + lq.at(mt, ks), qf[Q_IN_REGS ? mt : 0][Q_IN_REGS ? ks : 0]);
         }
 
         float acc[kMT][kDT][4];
@@ -421,18 +370,17 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
 #pragma unroll
                         for (int e = 0; e < 4; ++e) qa[mt][e] = qf[Q_IN_REGS ? mt : 0][Q_IN_REGS ? ks : 0][e];
                     } else {
-                        ldsm_x4(sQa + lq.at(mt, ks), qa[mt][0], qa[mt][1],
-                                qa[mt][2], qa[mt][3]);
+                        ldsm_x4(sQa + lq.at(mt, ks), qa[mt]);
                     }
                 }
 #pragma unroll
                 for (int np = 0; np < kNT / 2; ++np) {
-                    unsigned b0, b1, b2, b3;
-                    ldsm_x4(kst + lk.at(np, ks), b0, b1, b2, b3);
+                    unsigned b[4];
+                    ldsm_x4(kst + lk.at(np, ks), b);
 #pragma unroll
                     for (int mt = 0; mt < kMT; ++mt) {
-                        mma16816(s[mt][2 * np], qa[mt], b0, b1);
-                        mma16816(s[mt][2 * np + 1], qa[mt], b2, b3);
+                        mma16816<elem_t>(s[mt][2 * np], qa[mt], b[0], b[1]);
+                        mma16816<elem_t>(s[mt][2 * np + 1], qa[mt], b[2], b[3]);
                     }
                 }
             }
@@ -535,7 +483,7 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
                         const float p0 = ex2(fmaf(s[mt][nt][hh * 2], mul, -m_use[hh]));
                         const float p1 = ex2(fmaf(s[mt][nt][hh * 2 + 1], mul, -m_use[hh]));
                         row_l[mt][hh] += p0 + p1;
-                        pk[mt][nt][hh] = pack2(p0, p1);
+                        pk[mt][nt][hh] = pack2<elem_t>(p0, p1);
                     }
             }
 
@@ -556,12 +504,12 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
                 }
 #pragma unroll
                 for (int dp = 0; dp < kDT / 2; ++dp) {
-                    unsigned b0, b1, b2, b3;
-                    ldsm_x4_t(vst + lv.at(kk, dp), b0, b1, b2, b3);
+                    unsigned b[4];
+                    ldsm_x4_t(vst + lv.at(kk, dp), b);
 #pragma unroll
                     for (int mt = 0; mt < kMT; ++mt) {
-                        mma16816(acc[mt][2 * dp], pa[mt], b0, b1);
-                        mma16816(acc[mt][2 * dp + 1], pa[mt], b2, b3);
+                        mma16816<elem_t>(acc[mt][2 * dp], pa[mt], b[0], b[1]);
+                        mma16816<elem_t>(acc[mt][2 * dp + 1], pa[mt], b[2], b[3]);
                     }
                 }
             }
@@ -606,7 +554,7 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
                     for (int hh = 0; hh < 2; ++hh) {
                         const int r = wrow0 + mt * 16 + hh * 8 + lr;
                         const unsigned off = tile_off<kQChunks>(r, dt) + lc * 2;
-                        *reinterpret_cast<unsigned*>(sQ + off) = pack2(acc[mt][dt][hh * 2], acc[mt][dt][hh * 2 + 1]);
+                        *reinterpret_cast<unsigned*>(sQ + off) = pack2<elem_t>(acc[mt][dt][hh * 2], acc[mt][dt][hh * 2 + 1]);
                     }
             __syncwarp();
             constexpr int kOPerLane = kWarpRows * kQChunks / 32;
@@ -629,7 +577,7 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
 #pragma unroll
                         for (int dt = 0; dt < kDT; ++dt)
                             *reinterpret_cast<unsigned*>(og + (long long)gr * HEAD_DIM + col0 + dt * 8 + lc) =
-                                pack2(acc[mt][dt][hh * 2], acc[mt][dt][hh * 2 + 1]);
+                                pack2<elem_t>(acc[mt][dt][hh * 2], acc[mt][dt][hh * 2 + 1]);
                     }
                 }
             /* every warp done with this pass's K / V buffers before the next prologue */

@@ -13,7 +13,7 @@
  *
  * Work split: one block per (BLOCK_M query rows, query head, sequence),
  * BLOCK_M / 64 warpgroups.  K and V tiles arrive through a cp.async pipeline
- * of STAGES buffers in the 128-byte-swizzled panel layout of cuda/wgmma.cuh.
+ * of STAGES buffers in the 128-byte-swizzled panel layout of cuda/ptx/wgmma.cuh.
  * Online softmax in the log2 domain as in flash_attn_fwd.cu.
  *
  * Launch (the spec): grid [ceil_div(Nq, BLOCK_M), Hq, B], block [2 * BLOCK_M],
@@ -93,9 +93,15 @@ typedef __half elem_t;
 typedef __nv_bfloat16 elem_t;
 #define WGMMA_AB "bf16"
 #endif
-#include "cuda/wgmma.cuh"
+#include "cuda/ptx/cp_async.cuh"
+#include "cuda/ptx/ldmatrix.cuh"
+#include "cuda/ptx/math.cuh"
+#include "cuda/ptx/mma.cuh"
+#include "cuda/ptx/wgmma.cuh"
 
 namespace fw {
+
+using namespace ptx;
 
 constexpr int kThreads = 2 * BLOCK_M;          /* 128 per warpgroup of 64 rows */
 constexpr int kKS = HEAD_DIM / 16;             /* k-steps of Q K^T */
@@ -107,42 +113,10 @@ constexpr int kQBytes = 2 * BLOCK_M * HEAD_DIM;
 constexpr int kTileBytes = 2 * BLOCK_N * HEAD_DIM; /* one K or one V tile */
 constexpr float kLog2e = 1.4426950408889634f;
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-__device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned (&r)[4]) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
-__device__ __forceinline__ unsigned pack2(float lo, float hi) {
-    unsigned r;
-#if DTYPE == 1
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#else
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#endif
-    return r;
-}
-
-__device__ __forceinline__ float ex2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
-
 #define kNegInf (__int_as_float(0xff800000))
 
 /* byte offset of (row, 16-byte chunk) in a tile of ROWS rows stored as
- * 128-byte-swizzled panels of 64 columns (cuda/wgmma.cuh) */
+ * 128-byte-swizzled panels of 64 columns (cuda/ptx/wgmma.cuh) */
 template <int ROWS>
 __device__ __forceinline__ unsigned panel_off(int row, int chunk) {
     return static_cast<unsigned>((chunk >> 3) * ROWS * 128 + row * 128 + (((chunk & 7) ^ (row & 7)) << 4));
@@ -158,7 +132,7 @@ __device__ __forceinline__ void load_tile(unsigned dst, const elem_t* __restrict
         const int i = i0 + tid;
         if (kChunks % kThreads == 0 || i < kChunks) {
             const int r = i / kRowChunks, c = i % kRowChunks;
-            cp_async16(dst + panel_off<ROWS>(r, c), src + r * HEAD_DIM + c * 8, r < valid ? 16 : 0);
+            cp_async16_zfill(dst + panel_off<ROWS>(r, c), src + r * HEAD_DIM + c * 8, r < valid ? 16 : 0);
         }
     }
 }
@@ -355,7 +329,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
                     const float p0 = ex2(fmaf(s[j][4 * c + 2 * hh], mul, -m_use));
                     const float p1 = ex2(fmaf(s[j][4 * c + 2 * hh + 1], mul, -m_use));
                     l += p0 + p1;
-                    pk[j][2 * c + hh] = pack2(p0, p1);
+                    pk[j][2 * c + hh] = pack2<elem_t>(p0, p1);
                 }
             row_l[hh] = l;
         }
@@ -397,7 +371,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
     for (int it = 0; it < ntiles; ++it) {
         const int stage = it % STAGES;
         cp_async_wait<STAGES - 2>(); /* this tile landed (this thread's copies) */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* ... visible to wgmma */
+        wgmma::fence_proxy_async(); /* ... visible to wgmma */
         __syncthreads(); /* every thread's copies; the buffer refilled next was read by all */
         if (it + STAGES - 1 < ntiles) load_kv((it + STAGES - 1) % STAGES, tb + it + STAGES - 1);
         cp_async_commit();
@@ -421,7 +395,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
     unsigned pk[kSN][16];
     if (ntiles > 0) {
         cp_async_wait<STAGES - 2>(); /* tile 0 landed */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        wgmma::fence_proxy_async();
         __syncthreads();
         float s[kSN][32];
         issue_s(0, s);
@@ -435,7 +409,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
 #pragma unroll 1
     for (int it = 0; it + 1 < ntiles; ++it) {
         cp_async_wait<STAGES - 3>(); /* tile it + 1 landed */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        wgmma::fence_proxy_async();
         __syncthreads(); /* ... for every thread; P V of tile it - 1 done everywhere: its buffer is free */
         if (it + STAGES - 1 < ntiles) load_kv((it + STAGES - 1) % STAGES, tb + it + STAGES - 1);
         cp_async_commit();
@@ -489,7 +463,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
 #pragma unroll
                 for (int c = 0; c < 8; ++c)
                     *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) =
-                        pack2(oacc[j][4 * c + 2 * hh] * inv, oacc[j][4 * c + 2 * hh + 1] * inv);
+                        pack2<elem_t>(oacc[j][4 * c + 2 * hh] * inv, oacc[j][4 * c + 2 * hh + 1] * inv);
         }
     }
 }

@@ -36,6 +36,7 @@
  * NVRTC-clean: no includes but the contract.
  */
 #include "common/similarity_params.h"
+#include "cuda/ptx/math.cuh"
 
 /* ------------------------------------------------------------------ tunables */
 #ifndef HEAD_STRATEGY
@@ -114,16 +115,11 @@
 
 namespace sim {
 
+using namespace ptx;
+
 constexpr int kPad = 4;  /* floats after each staged row: 16-byte aligned rows, conflict-free transposed stores */
 
 __device__ __forceinline__ float4 ldg4(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
-
-__device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
-    acc = fmaf(a.x, b.x, acc);
-    acc = fmaf(a.y, b.y, acc);
-    acc = fmaf(a.z, b.z, acc);
-    return fmaf(a.w, b.w, acc);
-}
 
 /* x . w over n floats (n % 4 == 0), both rows 16-byte aligned */
 __device__ __forceinline__ float dot_row(const float* x, const float* w, int n) {

@@ -23,6 +23,7 @@
  * shared_bytes is the same expression). No workspace.
  */
 #include "common/multihead_params.h"
+#include "cuda/ptx/math.cuh"
 
 #ifndef DK
 #define DK 64
@@ -62,6 +63,8 @@
 
 namespace swa {
 
+using namespace ptx;
+
 constexpr int kTPR = THREADS_PER_ROW;
 constexpr int kRPT = ROWS_PER_THREAD;
 constexpr int kRowGroups = BLOCK_M / kRPT;
@@ -79,22 +82,9 @@ constexpr unsigned kWarpMask = kThreads >= 32 ? 0xffffffffu : (1u << kThreads) -
 static_assert(kThreads <= 1024, "too many threads per block");
 static_assert(kThreads % 32 == 0 || kThreads < 32, "whole warps, or a single partial one");
 
-__device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
-    acc = fmaf(a.x, b.x, acc);
-    acc = fmaf(a.y, b.y, acc);
-    acc = fmaf(a.z, b.z, acc);
-    return fmaf(a.w, b.w, acc);
-}
-__device__ __forceinline__ float row_max(float x) {
-#pragma unroll
-    for (int off = 1; off < kTPR; off <<= 1) x = fmaxf(x, __shfl_xor_sync(kWarpMask, x, off));
-    return x;
-}
-__device__ __forceinline__ float row_sum(float x) {
-#pragma unroll
-    for (int off = 1; off < kTPR; off <<= 1) x += __shfl_xor_sync(kWarpMask, x, off);
-    return x;
-}
+/* max and sum over the kTPR consecutive lanes of a row */
+__device__ __forceinline__ float row_max(float x) { return lanes_max<kTPR>(x, kWarpMask); }
+__device__ __forceinline__ float row_sum(float x) { return lanes_sum<kTPR>(x, kWarpMask); }
 
 /* rows [row0, row0 + rows) of one head's columns into a shared tile; zeros outside [0, valid) */
 __device__ __forceinline__ void load_rows(float* dst, int dst_stride, const float* __restrict__ src, int row0,

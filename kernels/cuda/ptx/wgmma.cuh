@@ -46,6 +46,10 @@ __device__ __forceinline__ void commit() { asm volatile("wgmma.commit_group.sync
 template <int N>
 __device__ __forceinline__ void wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
 
+/* Make this thread's ordinary (generic-proxy) shared-memory writes, and the
+ * cp.async copies it waited for, visible to wgmma, which reads through the async proxy. */
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
 /* Accumulator registers stay untouched until wait(): tell the compiler they
  * are read and written here, so it neither moves nor reuses them early. */
 __device__ __forceinline__ void hold(float (&d)[32]) {
