@@ -117,6 +117,31 @@ TEST(GatePocl, AWrongResultIsBrokenWhateverItsSpeed) {
   EXPECT_EQ(junit.slower, 0);
 }
 
+TEST(GatePocl, AChangedIncludedHeaderIsChangedCode) {
+  // A copy of the testbed kernel and the header it includes: the leaderboard
+  // records both, so editing only the header makes --baseline-spec other code.
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "kernels/common");
+  const std::string header = read_text_file(test::source_dir() / "kernels/common/attn_params.h");
+  dir.write("kernels/common/attn_params.h", header);
+  dir.write("testbed.cl", read_text_file(test::data("attention_testbed.cl")));
+  std::string gate = read_text_file(spec("gate.json"));
+  gate = std::regex_replace(gate, std::regex("\\.\\./attention_testbed\\.cl"), "testbed.cl");
+  gate = std::regex_replace(gate, std::regex("\\.\\./\\.\\./\\.\\./kernels"), "kernels");
+  const auto copy = dir.write("gate.json", gate).string();
+  const auto base = (dir / "base.json").string();
+  const auto swept = run_cli({"sweep", copy, "--device", "opencl:0:0", "--out", base, "--max-time", "0.1", "-q"});
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  const std::string recorded = read_text_file(base);
+  EXPECT_TRUE(contains(recorded, "kernels/common/attn_params.h")) << "the leaderboard lists the included header";
+
+  dir.write("kernels/common/attn_params.h", header + "/* edited */\n");
+  const auto r = run_cli({"gate", "--baseline", base, "--candidate", base, "--device", "opencl:0:0", "--baseline-spec", copy});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "--baseline-spec is not the code")) << r.err;
+  EXPECT_TRUE(contains(r.err, "attn_params.h (sha256")) << r.err;
+}
+
 TEST(GateCli, UsageErrorsExitTwo) {
   test::TempDir dir;
   const auto pocl = dir.write("pocl.json", test::fixture_leaderboard(test::kPocl, "s", {}).dump());

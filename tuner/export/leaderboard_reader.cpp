@@ -103,7 +103,12 @@ Leaderboard read_leaderboard(const std::filesystem::path& path) {
     lb.operation = spec.value("operation", "");
     lb.shape_filter = spec.value("shape_filter", "");
     const nlohmann::json sources = j.value("sources", nlohmann::json::object());
-    for (const auto& [backend, s] : sources.items()) lb.sources.push_back({backend, s.value("path", ""), s.value("sha256", "")});
+    for (const auto& [backend, s] : sources.items()) {
+      LeaderboardSource source{backend, s.value("path", ""), s.value("sha256", ""), {}};
+      for (const auto& f : s.value("files", nlohmann::json::array()))
+        source.files.push_back({f.value("path", ""), f.value("sha256", "")});
+      lb.sources.push_back(std::move(source));
+    }
     if (j.contains("settings")) lb.settings = RunSettings::from_json(j.at("settings"));
     const auto& groups = require(j, "groups", file, "");
     for (std::size_t i = 0; i < groups.size(); ++i)

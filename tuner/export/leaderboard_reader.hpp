@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/backend/device.hpp"
+#include "tuner/core/source_identity.hpp"
 #include "tuner/run/result.hpp"
 #include "tuner/run/settings.hpp"
 
@@ -33,7 +34,8 @@ struct LeaderboardGroup {
 struct LeaderboardSource {
   std::string backend;
   std::string path;
-  std::string sha256;
+  std::string sha256;              // of the source and its includes (just the source's bytes when files is empty)
+  std::vector<SourceFile> files;   // the source and each file it includes; empty in older leaderboards
 };
 
 struct Leaderboard {

@@ -1,12 +1,14 @@
 #include "tuner/export/recorded_spec_measurer.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/sha256.hpp"
+#include "tuner/core/source_identity.hpp"
 #include "tuner/spec/shape_selection.hpp"
 #include "tuner/spec/spec_loader.hpp"
 
@@ -31,8 +33,39 @@ std::vector<std::string> code_differences(const Spec& spec, const Leaderboard& l
   if (spec.sha256 != lb.spec_sha256) diffs.push_back(fmt::format("spec {} (sha256 {} on disk)", spec.path.string(), spec.sha256));
   for (const auto& recorded : lb.sources) {
     const auto it = spec.sources.find(recorded.backend);
-    const std::string now = it == spec.sources.end() ? "none" : sha256_file(it->second);
-    if (now != recorded.sha256) diffs.push_back(fmt::format("{} source {} (sha256 {} on disk)", recorded.backend, recorded.path, now));
+    if (it == spec.sources.end()) {
+      diffs.push_back(fmt::format("{} source {} (none in the spec on disk)", recorded.backend, recorded.path));
+      continue;
+    }
+    if (recorded.files.empty()) {  // an older leaderboard: the source's own bytes only
+      const std::string now = sha256_file(it->second);
+      if (now != recorded.sha256) diffs.push_back(fmt::format("{} source {} (sha256 {} on disk)", recorded.backend, recorded.path, now));
+      continue;
+    }
+    const SourceIdentity now = source_identity(it->second, spec.include_dirs);
+    if (now.sha256 == recorded.sha256) continue;
+    // Name the files that changed, appeared or went away, each by its path
+    // relative to its source (the sweep and the gate may run from different places).
+    auto relative = [](const fs::path& file, const fs::path& source) {
+      return file.lexically_relative(source.parent_path()).generic_string();
+    };
+    std::map<std::string, std::string> then;
+    for (const auto& f : recorded.files) then[relative(f.path, recorded.path)] = f.sha256;
+    const std::size_t before = diffs.size();
+    for (const auto& f : now.files) {
+      const auto was = then.find(relative(f.path, it->second));
+      if (was == then.end())
+        diffs.push_back(fmt::format("{} source {}: {} is now included (sha256 {})", recorded.backend, recorded.path,
+                                    f.path.string(), f.sha256));
+      else if (was->second != f.sha256)
+        diffs.push_back(fmt::format("{} source {}: {} (sha256 {} on disk)", recorded.backend, recorded.path,
+                                    f.path.string(), f.sha256));
+      if (was != then.end()) then.erase(was);
+    }
+    for (const auto& [path, sha] : then)
+      diffs.push_back(fmt::format("{} source {}: {} is no longer included", recorded.backend, recorded.path, path));
+    if (diffs.size() == before)  // the same files in another order
+      diffs.push_back(fmt::format("{} source {} (sha256 {} on disk)", recorded.backend, recorded.path, now.sha256));
   }
   return diffs;
 }

@@ -34,7 +34,7 @@ Journal::Contents Journal::read(const std::filesystem::path& path, const Header&
     const std::string type = j.value("type", "");
     if (type == "header") {
       if (j.value("spec_sha256", "") != expected.spec_sha256)
-        c.mismatch = fmt::format("it was written for another version of the spec or --shape (sha256 {} there, {} here)",
+        c.mismatch = fmt::format("it was written for another version of the spec, its sources or --shape (sha256 {} there, {} here)",
                                  j.value("spec_sha256", "").substr(0, 12), expected.spec_sha256.substr(0, 12));
       else if (j.value("device", "") != expected.device_id)
         c.mismatch = fmt::format("it was written on device {}, not {}", j.value("device", ""), expected.device_id);

@@ -9,6 +9,7 @@
 
 #include "tuner/check/determinism_summary.hpp"
 #include "tuner/core/sha256.hpp"
+#include "tuner/core/source_identity.hpp"
 #include "tuner/core/version.hpp"
 
 namespace attn {
@@ -38,7 +39,13 @@ std::vector<ConfigResult> ranked(std::vector<ConfigResult> results) {
 nlohmann::json build_leaderboard(const LeaderboardContext& ctx, const std::vector<ConfigResult>& results) {
   const Spec& spec = ctx.spec;
   nlohmann::json sources = nlohmann::json::object();
-  for (const auto& [backend, path] : spec.sources) sources[backend] = {{"path", path.string()}, {"sha256", sha256_file(path)}};
+  for (const auto& [backend, path] : spec.sources) {
+    // The source and every file it includes: a changed header is a changed kernel.
+    const SourceIdentity identity = source_identity(path, spec.include_dirs);
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& f : identity.files) files.push_back({{"path", f.path.string()}, {"sha256", f.sha256}});
+    sources[backend] = {{"path", path.string()}, {"sha256", identity.sha256}, {"files", std::move(files)}};
+  }
 
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& kernel : spec.kernels) {

@@ -8,6 +8,7 @@
 #include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/sha256.hpp"
+#include "tuner/core/source_identity.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/ops/operation.hpp"
 #include "tuner/run/config_runner.hpp"
@@ -82,8 +83,10 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   outcome.journal_path = outcome.leaderboard_path;
   outcome.journal_path += ".journal.jsonl";
 
-  // The journal belongs to this spec file, shape selection, device and seed.
-  Journal::Header header{sha256_hex(spec.sha256 + "|" + options.shape_selection), device.id, settings.seed};
+  // The journal belongs to this spec file, its sources and their includes, shape selection, device and seed.
+  std::string code = spec.sha256;
+  for (const auto& [backend, path] : spec.sources) code += "|" + source_identity(path, spec.include_dirs).sha256;
+  Journal::Header header{sha256_hex(code + "|" + options.shape_selection), device.id, settings.seed};
   Journal::Contents journaled = Journal::read(outcome.journal_path, header);
   const std::string where = outcome.journal_path.string();
   if (options.resume && !journaled.mismatch.empty())
