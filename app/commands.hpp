@@ -22,6 +22,7 @@ void add_determinism_command(CLI::App& app, Context& ctx);
 void add_export_command(CLI::App& app, Context& ctx);
 void add_gate_command(CLI::App& app, Context& ctx);
 void add_report_command(CLI::App& app, Context& ctx);
+void add_replay_command(CLI::App& app, Context& ctx);
 void add_worker_command(CLI::App& app, Context& ctx);
 
 }  // namespace attn::cli

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   cli::add_export_command(app, ctx);
   cli::add_gate_command(app, ctx);
   cli::add_report_command(app, ctx);
+  cli::add_replay_command(app, ctx);
   cli::add_worker_command(app, ctx);
 
   if (argc == 1) {
