@@ -6,6 +6,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "launch_bundle.hpp"
 #include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/run/config_runner.hpp"
@@ -17,7 +18,7 @@ namespace attn::cli {
 
 void add_bench_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("bench", "Verify and time one configuration on every shape of its kernel, with full statistics");
-  static std::string spec_path, device_id, shapes, kernel_name, preset, set;
+  static std::string spec_path, device_id, shapes, kernel_name, preset, set, emit_dir;
   static bool json = false;
   static RunSettings settings;
   cmd->add_option("spec", spec_path, "Sweep spec (configs/*.json)")->required();
@@ -27,6 +28,9 @@ void add_bench_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-d,--device", device_id, "Device id (default: the best)");
   cmd->add_option("-s,--shape", shapes, "Shapes: names and/or field overrides, as for sweep");
   cmd->add_flag("--json", json, "Print the results as JSON");
+  cmd->add_option("--emit-launch", emit_dir,
+                  "Run nothing: write to DIR what another harness needs to launch this configuration as attn-tune "
+                  "does (launch.json, the NVRTC binary, the params bytes per shape; no device needed)");
   settings.timing.min_samples = 30;
   add_run_options(cmd, settings);
   cmd->callback([&ctx] {
@@ -34,6 +38,12 @@ void add_bench_command(CLI::App& app, Context& ctx) {
     select_shapes(spec, shapes);
     const KernelSpec& kernel = kernel_name.empty() ? spec.kernels.front() : spec.kernel(kernel_name);
     const Config config = config_from_assignments(kernel, preset, set);
+    if (!emit_dir.empty()) {
+      const int written = write_launch_bundle(spec, kernel, config, settings.seed, emit_dir);
+      fmt::print("{}: {} of {} shapes written to {}\n", config_key(config), written, kernel.shapes.size(), emit_dir);
+      ctx.exit_code = written > 0 ? 0 : kExitFailure;
+      return;
+    }
     std::vector<std::string> backends;
     for (const auto& [b, _] : spec.sources) backends.push_back(b);
     const std::string device = device_id.empty() ? best_device_id(backends) : require_device(device_id);

@@ -1,0 +1,150 @@
+#include "launch_bundle.hpp"
+
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tuner/core/error.hpp"
+#include "tuner/core/source_identity.hpp"
+#include "tuner/core/text_file.hpp"
+#include "tuner/core/version.hpp"
+#include "tuner/ops/operation.hpp"
+#include "tuner/run/launch_plan.hpp"
+#include "tuner/run/result.hpp"
+#ifdef ATTN_TUNE_WITH_CUDA
+#include "tuner/backend/cuda/nvrtc_compiler.hpp"
+#endif
+
+namespace attn::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_bytes(const fs::path& path, const void* data, std::size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+}
+
+std::string hex(const std::vector<std::byte>& bytes) {
+  std::string s;
+  for (std::byte b : bytes) s += fmt::format("{:02x}", static_cast<unsigned>(b));
+  return s;
+}
+
+// A file name made of the shape's name (which may hold '/', ' ' ...).
+std::string file_stem(const std::string& name) {
+  std::string s = name;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  return s;
+}
+
+// The binary of one -D set: compiled now for CUDA, described for OpenCL.
+nlohmann::json program_for(const Spec& spec, const std::string& backend, const KernelSpec& kernel, const LaunchPlan& plan,
+                           const fs::path& dir, int index, nlohmann::json& resources) {
+  CompileRequest request;
+  request.source_path = spec.sources.at(backend);
+  request.include_dirs = spec.include_dirs;
+  request.include_dirs.push_back(request.source_path.parent_path());
+  request.defines = plan.defines;
+  request.entries = plan.entries;
+  if (spec.compiler_options.contains(backend)) request.extra_options = spec.compiler_options.at(backend);
+  request.arch = spec.cuda_arch.empty() ? "sm_90" : spec.cuda_arch;
+  if (backend != "cuda") {
+    std::vector<std::string> options;
+    for (const auto& d : request.defines) options.push_back(fmt::format("-D{}={}", d.name, d.value));
+    for (const auto& i : request.include_dirs) options.push_back("-I" + i.string());
+    for (const auto& o : request.extra_options) options.push_back(o);
+    return {{"format", "opencl-source"}, {"source", request.source_path.string()}, {"options", options}};
+  }
+#ifdef ATTN_TUNE_WITH_CUDA
+  const NvrtcResult compiled = nvrtc_compile(request);
+  const std::string file = fmt::format("{}.{}.{}", file_stem(kernel.name), index, compiled.is_cubin ? "cubin" : "ptx");
+  // PTX comes back with its terminating NUL: the file holds the text only.
+  const std::size_t size = compiled.is_cubin ? compiled.image.size() : compiled.image.size() - (compiled.image.empty() ? 0 : 1);
+  write_bytes(dir / file, compiled.image.data(), size);
+  for (const auto& entry : plan.entries) resources[entry] = resources_from_ptxas(compiled.ptxas, entry).to_json();
+  return {{"format", compiled.is_cubin ? "cubin" : "ptx"}, {"file", file}, {"arch", compiled.arch},
+          {"nvrtc", nvrtc_version()}, {"options", compiled.options}};
+#else
+  (void)kernel, (void)dir, (void)index, (void)resources;
+  throw UsageError("--emit-launch of a CUDA kernel needs attn-tune built with CUDA (NVRTC)");
+#endif
+}
+
+}  // namespace
+
+int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config& config, std::uint64_t seed,
+                        const fs::path& dir) {
+  const std::string backend = spec.sources.contains("cuda") ? "cuda" : spec.sources.begin()->first;
+  fs::create_directories(dir);
+  const Operation& op = find_operation(spec.operation);
+  const SourceIdentity identity = source_identity(spec.sources.at(backend), spec.include_dirs);
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : identity.files) files.push_back({{"path", f.path.string()}, {"sha256", f.sha256}});
+
+  nlohmann::json shapes = nlohmann::json::array();
+  std::map<std::string, std::pair<nlohmann::json, nlohmann::json>> programs;  // by -D set: program, resources
+  int written = 0;
+  for (const auto& shape_name : kernel.shapes) {
+    const Shape& shape = spec.shape(shape_name);
+    nlohmann::json s = {{"shape", shape.name}, {"fields", shape.fields}};
+    LaunchPlan plan;
+    try {
+      plan = plan_launches(kernel, config, op.variables(shape.fields));
+    } catch (const Outcome& o) {
+      s["skipped"] = o.reason;
+      shapes.push_back(std::move(s));
+      continue;
+    }
+    const std::string defines = defines_string(plan.defines);
+    if (!programs.contains(defines)) {
+      nlohmann::json resources = nlohmann::json::object();
+      nlohmann::json program = program_for(spec, backend, kernel, plan, dir, static_cast<int>(programs.size()), resources);
+      programs[defines] = {std::move(program), std::move(resources)};
+    }
+    const auto problem = op.make_problem(shape.fields, seed);
+    nlohmann::json args = nlohmann::json::array();
+    for (const auto& b : problem->buffers())
+      args.push_back({{"name", b.name}, {"kind", b.is_output ? "output" : "input"}, {"bytes", b.data.size()}});
+    args.push_back({{"name", "ws"}, {"kind", "workspace"}, {"bytes", std::max<std::size_t>(plan.workspace_bytes, 16)}});
+    const std::vector<std::byte> params = problem->params_bytes();
+    const std::string params_file = file_stem(shape.name) + ".params.bin";
+    write_bytes(dir / params_file, params.data(), params.size());
+    args.push_back({{"name", "params"}, {"kind", "value"}, {"bytes", params.size()}, {"file", params_file}, {"hex", hex(params)}});
+    nlohmann::json launches = nlohmann::json::array();
+    for (const auto& l : plan.launches)
+      launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
+    s["defines"] = defines;
+    s["program"] = programs[defines].first;
+    s["resources"] = programs[defines].second;
+    s["args"] = std::move(args);
+    s["launches"] = std::move(launches);
+    s["flops"] = problem->flops();
+    s["bytes"] = problem->bytes();
+    shapes.push_back(std::move(s));
+    ++written;
+  }
+
+  const nlohmann::json manifest = {
+      {"schema", "attn-tune.launch/1"},
+      {"attn_tune", {{"version", kVersion}, {"git_commit", kGitCommit}}},
+      {"spec", {{"path", spec.path.string()}, {"name", spec.name}, {"sha256", spec.sha256}, {"operation", spec.operation}}},
+      {"source", {{"backend", backend}, {"path", spec.sources.at(backend).string()}, {"sha256", identity.sha256}, {"files", files}}},
+      {"kernel", kernel.name},
+      {"config", config_key(config)},
+      {"preset", kernel.preset_label(config)},
+      // attn-tune's own inputs come from this seed (its verification); a harness may
+      // launch on any inputs of the arguments' sizes and layouts (the operation's params header).
+      {"seed", seed},
+      {"args_order", "buffers in the operation's order, then the workspace, then the params struct by value"},
+      {"shapes", std::move(shapes)}};
+  write_file_atomically(dir / "launch.json", manifest.dump(1) + "\n");
+  return written;
+}
+
+}  // namespace attn::cli
