@@ -13,6 +13,7 @@
 #include "tuner/export/defines_writer.hpp"
 #include "tuner/export/header_writer.hpp"
 #include "tuner/export/leaderboard_reader.hpp"
+#include "tuner/export/t4_writer.hpp"
 #include "tuner/export/tuning_table.hpp"
 
 namespace attn::cli {
@@ -52,12 +53,15 @@ void add_export_command(CLI::App& app, Context& ctx) {
       "g++, clang and NVRTC compile it, and it static_asserts every value is one the sweeps tried.\n\n"
       "  attn-tune export results/*.json --out include/attn_tuned.h\n"
       "  attn-tune export results/x.json --format defines --device H200 --shape prefill-1k --out tuned.h\n"
-      "      #ifndef BLOCK_M / #define BLOCK_M 64 / #endif ... for a kernel to include before its defaults");
+      "      #ifndef BLOCK_M / #define BLOCK_M 64 / #endif ... for a kernel to include before its defaults\n"
+      "  attn-tune export results/x.json --format t4 --out t4/\n"
+      "      Kernel Tuner's T4 documents: <file>.<kernel>.<shape>.results.json per group, <file>.metadata.json");
   static ExportOptions opt;
   cmd->add_option("leaderboards", opt.leaderboards, "Leaderboard files written by `attn-tune sweep`")->required()->check(CLI::ExistingFile);
   cmd->add_option("-o,--out", opt.out, "File to write (default: standard output)");
-  cmd->add_option("--format", opt.format, "header: the lookup tables; defines: #defines for one --device and --shape")
-      ->check(CLI::IsMember({"header", "defines"}))
+  cmd->add_option("--format", opt.format, "header: the lookup tables; defines: #defines for one --device and --shape; "
+                  "t4: Kernel Tuner's T4 results and metadata documents into the --out directory")
+      ->check(CLI::IsMember({"header", "defines", "t4"}))
       ->capture_default_str();
   cmd->add_option("-d,--device", opt.device, "--format defines: the device, by name or a unique part of it (\"H200\")");
   cmd->add_option("-s,--shape", opt.shape, "--format defines: the shape, by its name in the leaderboard");
@@ -65,6 +69,19 @@ void add_export_command(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx] {
     const std::vector<std::filesystem::path> files(opt.leaderboards.begin(), opt.leaderboards.end());
     const auto leaderboards = read_leaderboards(files);
+    if (opt.format == "t4") {
+      if (opt.out.empty()) throw UsageError("--format t4 needs --out DIRECTORY: it writes one document per kernel and shape");
+      std::filesystem::create_directories(opt.out);
+      for (const auto& lb : leaderboards) {
+        const auto dir = std::filesystem::path(opt.out);
+        const std::string stem = lb.file.stem().string();
+        write_file_atomically(dir / fmt::format("{}.metadata.json", stem), t4_metadata(lb).dump(2) + "\n");
+        for (const auto& g : lb.groups)
+          write_file_atomically(dir / fmt::format("{}.{}.{}.results.json", stem, g.kernel, g.shape),
+                                t4_results(lb, g).dump(2) + "\n");
+      }
+      return;
+    }
     if (opt.format == "defines") {
       if (opt.device.empty() || opt.shape.empty()) throw UsageError("--format defines needs --device and --shape");
       write_output(opt.out, write_defines(leaderboards, {opt.device, opt.shape, opt.kernel, ctx.command_line}));
