@@ -1,4 +1,4 @@
-// attn-tune determinism: seed 003's matrix (D x KV x GQA x mask/ALiBi/sinks,
+// attn-tune determinism: the determinism matrix (D x KV x GQA x mask/ALiBi/sinks,
 // each point checked across runs, across batch sizes and under decode cache
 // growth) on one configuration of a spec's kernel.
 #include <algorithm>
@@ -24,7 +24,7 @@ namespace attn::cli {
 void add_determinism_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "determinism",
-      "Check one configuration for bitwise determinism on seed 003's matrix: D x KV x GQA x mask/ALiBi/sinks,\n"
+      "Check one configuration for bitwise determinism on a matrix of shapes: D x KV x GQA x mask/ALiBi/sinks,\n"
       "each point run several times (cross-run), at B=1 against B=2,8,33 (batch invariance), and decoded\n"
       "one position at a time against all at once (cache growth). Points the kernel's constraints exclude\n"
       "are skipped with the reason. Exit code 1 when a point fails or misses the reference.");

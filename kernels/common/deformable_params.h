@@ -1,5 +1,5 @@
-/* The run-time contract of every kernel of the "deformable_attention" operation
- * (seed 001): Deformable-DETR's multi-scale deformable attention, forward.
+/* The run-time contract of every kernel of the "deformable_attention" operation:
+ * Deformable-DETR's multi-scale deformable attention, forward.
  *
  * Shared by the host (C++), OpenCL C and CUDA C++: only 4-byte int fields, so
  * the struct has the same layout in all three and is passed by value as the

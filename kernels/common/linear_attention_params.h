@@ -1,5 +1,5 @@
 /* The run-time contract of every kernel of the "linear_attention" operation
- * (seed 002: linear attention with the elu + 1 feature map, "Transformers are
+ * (linear attention with the elu + 1 feature map, "Transformers are
  * RNNs", Katharopoulos et al. 2020).
  *
  * Shared by the host (C++), OpenCL C and CUDA C++: only 4-byte int fields, so

@@ -1,5 +1,5 @@
 /* The run-time contract of every kernel of the "multihead_attention" operation
- * (seed 002: standard multi-head attention, and sliding-window attention as its
+ * (standard multi-head attention, and sliding-window attention as its
  * windowed case).
  *
  * Shared by the host (C++), OpenCL C and CUDA C++: only 4-byte int and float
@@ -18,7 +18,7 @@
  *   keys attended: every j in [0, N), or |i - j| <= window when window > 0
  *   s_j = scale * (q_i . k_j)
  *   o_i = sum_j exp(s_j - max s) v_j / sum_j exp(s_j - max s)
- * With h = 1 and window = w this is seed 002's sliding-window attention on an
+ * With h = 1 and window = w this is sliding-window attention on an
  * [M][d] input; with window = 0, its multi-head attention.
  */
 #ifndef ATTN_TUNE_MULTIHEAD_PARAMS_H

@@ -1,4 +1,4 @@
-/* The run-time contract of every kernel of the "similarity" operation (seed 000).
+/* The run-time contract of every kernel of the "similarity" operation.
  *
  * Shared by the host (C++), OpenCL C and CUDA C++: only 4-byte int and float
  * fields, so the struct has the same layout in all three and is passed by

@@ -1,5 +1,5 @@
 /* deformable_attn: Deformable-DETR multi-scale deformable attention, forward,
- * fp32, for attn-tune (seed 001). Contract: common/deformable_params.h.
+ * fp32, for attn-tune. Contract: common/deformable_params.h.
  *
  * Work split: a block owns QPB * GROUPS consecutive queries (flattened over
  * images) and HPB heads (grid y = heads / HPB); it walks them in GROUPS passes

@@ -1,4 +1,4 @@
-/* Flash attention, Q/O float, K/V half: a CUDA port of seed 004's OpenCL kernel
+/* Flash attention, Q/O float, K/V half: a CUDA port of the OpenCL kernel
  * (kernels/opencl/flash_attn_f32_f16.cl, llama.cpp's flash_attn_f32_f16.cl
  * design), so that the same algorithm can be tuned through CUDA and OpenCL on
  * one GPU and the two bests compared. Entries: prefill `flash_attn_f32_f16` and
@@ -34,7 +34,7 @@
  *   decode    D=128  DEC_DV_TILE=0: 168 regs (224 at DEC_WG_SIZE=256), 16: 56-64, 32: 72-76, 64: 128; 0 spill
  *             D=64   DEC_DV_TILE=0: 127, 32: 64-72; 0 spill
  * Only DV_TILE = DV = 128 spills (q's 128 floats + a 128-float accumulator),
- * the case seed 004's DV tiling exists to avoid. __launch_bounds__(BLOCK_M)
+ * the case the OpenCL kernel's DV tiling exists to avoid. __launch_bounds__(BLOCK_M)
  * lets ptxas take up to 255 registers, so prefill occupancy is register-bound
  * (at most 12% of the SM's threads at D = 128).
  */
@@ -214,7 +214,7 @@ flash_attn_f32_f16(const float* q, const __half* k, const __half* v, const __hal
     if (!active) hi = lo;
 
     /* q stays in registers for every pass: DK floats per thread, the fixed
-     * part of the register pressure that seed 004's DV tiling works around. */
+     * part of the register pressure that the OpenCL kernel's DV tiling works around. */
     float4 q_priv[DK4];
     const float* qrow = q + (((size_t)b * p.Hq + h) * p.Nq + (active ? i : 0)) * DK;
 #pragma unroll

@@ -1,4 +1,4 @@
-/* linear_attention: seed 002's linear attention with the elu + 1 feature map,
+/* linear_attention: linear attention with the elu + 1 feature map,
  * fp32 on the CUDA cores, in three launches. Contract (and workspace layout):
  * common/linear_attention_params.h.
  *
@@ -246,7 +246,7 @@ linear_attention_output(const float* __restrict__ q, const float* __restrict__ k
         for (int x = 0; x < OUT_ROWS_PER_THREAD; ++x) {
             const int i = m0 + tm + kOutGroups * x;
             if (i >= M) continue;
-            /* true divisions, not a reciprocal: the seed's printed digits are correctly rounded quotients */
+            /* true divisions, not a reciprocal: the worked examples' printed digits are correctly rounded quotients */
 #pragma unroll
             for (int g = 0; g < kOutG; ++g)
                 __stcs(reinterpret_cast<float4*>(o + (long long)i * D) + tn + THREADS_PER_ROW * g,

@@ -1,4 +1,4 @@
-/* multihead_attention: seed 002's multi-head attention over an [N][d_model]
+/* multihead_attention: multi-head attention over an [N][d_model]
  * layout, fp32 on the CUDA cores, flash-style (one pass over the keys with an
  * online softmax, no N x N score matrix). Contract: common/multihead_params.h.
  * A run-time window (|i - j| <= window) narrows the key range of each block and

@@ -1,4 +1,4 @@
-/* similarity: multi-head attention similarity (seed 000) for attn-tune, fp32.
+/* similarity: multi-head attention similarity for attn-tune, fp32.
  *
  *   out[i][j] = scale * sum_{f < proj_dim} (q_i . wq[f]) * (k_j . wk[f])
  *
@@ -6,7 +6,7 @@
  * are computed; each strategy compiles only its own entry points:
  *
  *   0 sequential    one thread per (query, key) pair, heads in a loop, both
- *                   projections recomputed inside it: the seed's kernel.
+ *                   projections recomputed inside it: the per-pair design's kernel.
  *                   Launch: grid [ceil_div(M, BX), ceil_div(N, BY)], block [BX, BY].
  *   1 fused         one block per TILE x TILE pairs projects its queries and keys
  *                   through the concatenated weights, FC features at a time, into
@@ -29,7 +29,7 @@
  *                   similarity_product grid [ceil_div(M, BN), ceil_div(N, BM)], same block.
  *
  * Strategies 0, 1 and 3 compute the projections once per pair or per tile;
- * only 4 does the mathematics once (see kernels/cuda/FAMILIES_NOTES.md).
+ * only 4 does the mathematics once (see kernels/cuda/SIMILARITY_DEFORMABLE_NOTES.md).
  * Every GEMM here is plain fp32 FFMA (no TF32), register-blocked:
  * C[i][j] = alpha * sum_k A[i][k] B[j][k], both operands K-contiguous, staged
  * transposed in shared memory, TM x TN outputs per thread.
@@ -235,7 +235,7 @@ similarity_sequential(const float* __restrict__ q, const float* __restrict__ k, 
     const float* qi = q + (size_t)i * p.D;
     const float* kj = k + (size_t)j * p.D;
     float total = 0.f;
-    for (int h = 0; h < p.heads; ++h) { /* the seed's loop: one head after the other */
+    for (int h = 0; h < p.heads; ++h) { /* the per-pair design's loop: one head after the other */
         float head = 0.f;
         for (int e = 0; e < p.head_dim; ++e) {
             const int f = h * p.head_dim + e;

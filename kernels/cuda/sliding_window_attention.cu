@@ -1,13 +1,13 @@
-/* sliding_window_attention: seed 002's sliding-window attention, fp32 on the
+/* sliding_window_attention: sliding-window attention, fp32 on the
  * CUDA cores, specialised for a window known at compile time: row i attends to
  * keys [i - WINDOW, i + WINDOW]. Contract: common/multihead_params.h (the
- * multihead_attention operation with window = WINDOW; seed 002's [M][d] input
+ * multihead_attention operation with window = WINDOW; [M][d] input
  * is its h = 1 case).
  *
  * A block owns BLOCK_M consecutive rows of one head, so every key they attend
  * to lies in one band of BLOCK_M + 2 WINDOW rows: K and V of the band go to
  * shared memory once, and each row gets exactly its 2 WINDOW + 1 scores (no
- * masked tiles, no online rescaling). The softmax is seed 002's three steps on
+ * masked tiles, no online rescaling). The softmax is three steps on
  * the whole window: row max, exponentials and their sum, weighted sum of V.
  *
  * Threads: THREADS_PER_ROW consecutive lanes share a row (every
@@ -215,7 +215,7 @@ sliding_window_attention(const float* __restrict__ q, const float* __restrict__ 
     for (int a = 0; a < kRPT; ++a) {
         const int i = m0 + row0 + a;
         if (i >= N) continue;
-        /* true divisions (d_k per row): correctly rounded quotients, as the seed prints */
+        /* true divisions (d_k per row): correctly rounded quotients, as the worked examples print */
         float* orow = o + (long long)i * stride + col0;
         if constexpr (kVecCols) {
 #pragma unroll

@@ -1,5 +1,5 @@
 /* Flash attention, Q/O float, K/V half (llama.cpp's flash_attn_f32_f16.cl design,
- * seed 004): prefill `flash_attn_f32_f16` and single-query decode
+ * kernels/cuda/flash_attn_f32_f16.cu ports it): prefill `flash_attn_f32_f16` and single-query decode
  * `flash_attn_f32_f16_q1`. Contract: common/attn_params.h.
  *
  * Builds without cl_khr_fp16 (PoCL): K, V and the mask are only ever read with
@@ -168,7 +168,7 @@ void flash_attn_f32_f16(__global const float* q, __global const half* k, __globa
     if (!active) hi = lo;
 
     /* q stays in registers for every pass: DK floats per work-item, the fixed
-     * part of the register pressure that seed 004's DV tiling works around. */
+     * part of the register pressure that the DV tiling works around. */
     float4 q_priv[DK4];
     const __global float* qrow = q + (((size_t)b * p.Hq + h) * p.Nq + (active ? i : 0)) * DK;
 #pragma unroll
@@ -372,7 +372,7 @@ void flash_attn_f32_f16_q1(__global const float* q, __global const half* k, __gl
 /* Production decoders split the keys of a query over several work-groups when
  * B * Hq alone cannot fill the device, then combine the partial softmax states.
  * Whether the result keeps its bits depends on how the splits are chosen and
- * combined (seed 003), which DEC_SPLIT_MODE selects:
+ * combined (bitwise deterministic or not), which DEC_SPLIT_MODE selects:
  *   0  deterministic: split s holds keys [s*K, (s+1)*K), K = DEC_SPLIT_KEYS,
  *      whatever B is; inside a split a key goes to work-item (j - s*K) % WG and
  *      the work-group reduces in a fixed tree, one query column at a time; the

@@ -161,7 +161,7 @@ void linear_attention_output(__global const float* q, __global const float* k, _
     for (int x = 0; x < OUT_ROWS_PER_THREAD; ++x) {
         const int i = m0 + tm + OUT_GROUPS * x;
         if (i >= M) continue;
-        /* a true division, not a reciprocal: the seed's printed digits are correctly rounded quotients */
+        /* a true division, not a reciprocal: the worked examples' printed digits are correctly rounded quotients */
         for (int c = 0; c < OUT_COLS; ++c) o[(long)i * D + tn + THREADS_PER_ROW * c] = num[x][c] / den[x];
     }
 }

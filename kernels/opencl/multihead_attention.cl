@@ -1,4 +1,4 @@
-/* Multi-head attention over seed 002's [N][d_model] layout, fp32, flash-style
+/* Multi-head attention over [N][d_model] layout, fp32, flash-style
  * (one pass over the keys with an online softmax, no N x N score matrix).
  * Contract: common/multihead_params.h. A run-time window (|i - j| <= window)
  * narrows the key range of each work-group and masks the edge tiles, so the
@@ -141,7 +141,7 @@ void multihead_attention(__global const float* q, __global const float* k, __glo
         const int row = tm + ROW_GROUPS * a, i = m0 + row;
         float l = 0.0f;
         for (int t = 0; t < TPR; ++t) l += sRed[row][t];
-        if (i < N) /* a true division: the seed's printed digits are correctly rounded quotients */
+        if (i < N) /* a true division: the worked examples' printed digits are correctly rounded quotients */
             for (int c = 0; c < COLS_PER_THREAD; ++c) o[(long)i * stride + col0 + tn + TPR * c] = acc[a][c] / l;
     }
 }

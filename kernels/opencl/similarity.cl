@@ -1,10 +1,10 @@
-/* similarity: multi-head attention similarity (seed 000), OpenCL C, fp32.
+/* similarity: multi-head attention similarity, OpenCL C, fp32.
  * Contract: common/similarity_params.h. The OpenCL twin of
  * kernels/cuda/similarity.cu for two of its strategies, with the same
  * tunables and launch geometry, so the same spec kernels run on both:
  *
  *   HEAD_STRATEGY 0 (sequential): one work-item per (query, key) pair, heads in
- *     a loop, both projections recomputed inside it (the seed's kernel).
+ *     a loop, both projections recomputed inside it (the per-pair design's kernel).
  *     similarity_sequential: grid [ceil_div(M, BX), ceil_div(N, BY)], block [BX, BY].
  *   HEAD_STRATEGY 4 (projected): the projections as GEMMs into ws (queries
  *     first, then keys unless keys_ahead), then the GEMM of the projections.

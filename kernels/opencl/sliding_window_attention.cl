@@ -1,13 +1,13 @@
 /* Sliding-window attention, fp32, specialised for a window known at compile
  * time: row i attends to keys [i - WINDOW, i + WINDOW]. Contract:
  * common/multihead_params.h (the multihead_attention operation with window =
- * WINDOW; seed 002's sliding-window attention is its h = 1 case).
+ * WINDOW; sliding-window attention is its h = 1 case).
  *
  * A work-group owns BLOCK_M consecutive rows of one head, so every key they
  * attend to lies in one band of BLOCK_M + 2 WINDOW rows: the band of K and V is
  * loaded into local memory once, and each row's 2 WINDOW + 1 scores are
  * computed exactly, with no masking beyond the sequence ends. The softmax is
- * seed 002's three steps (max, exponentials and their sum, weighted sum of V)
+ * three steps (max, exponentials and their sum, weighted sum of V)
  * on the whole window at once, not an online one.
  *
  * THREADS_PER_ROW work-items share a row (every THREADS_PER_ROW-th window
@@ -127,7 +127,7 @@ void sliding_window_attention(__global const float* q, __global const float* k, 
             const float e = sP[row][t];
             for (int c = 0; c < COLS_PER_THREAD; ++c) acc[c] = fma(e, sV[row + t][tn + TPR * c], acc[c]);
         }
-        if (i < N) /* a true division: the seed's printed digits are correctly rounded quotients */
+        if (i < N) /* a true division: the worked examples' printed digits are correctly rounded quotients */
             for (int c = 0; c < COLS_PER_THREAD; ++c) o[(long)i * stride + col0 + tn + TPR * c] = acc[c] / den;
     }
 }

@@ -74,7 +74,7 @@ for step in "$@"; do
     peers-wgmma)
       run peers-wgmma python3 scripts/compare/attention_peers.py --leaderboard "${PREFILL_LB:-$out/flash_attn_fwd.json}" \
         --leaderboard "$out/flash_attn_fwd_wgmma.json" --shape 'fp16-d*-n*,bf16-d*-n*' --out "$out/attention_peers"
-      run flex-wgmma python3 scripts/compare/seed002_torch.py "$out/seed002_torch" --only sliding \
+      run flex-wgmma python3 scripts/compare/window_linear_torch.py "$out/window_linear_torch" --only sliding \
         --leaderboards "$out/flash_attn_fwd_wgmma.json" ;;
     repeat)
       for i in 1 2; do

@@ -1,7 +1,7 @@
 // Seed 002's worked examples for the multihead_attention operation, as fixed
 // inputs. A shape whose `inputs` field names one of them runs on these values
 // instead of random ones; its N, d_model, h and window must match. The golden
-// tests (tests/families/seed002_golden_test.cpp) compare the kernels' outputs
+// tests (tests/families/worked_examples_golden_test.cpp) compare the kernels' outputs
 // with the outputs printed in the seed.
 #pragma once
 

@@ -1,10 +1,10 @@
-// Seed 002's three worked examples, end to end: each golden spec under
-// tests/data/seed002/ has shapes whose `inputs` field selects the seed's own
+// The three worked examples (multi-head, sliding-window, linear attention), end to end: each golden spec under
+// tests/data/worked_examples/ has shapes whose `inputs` field selects the seed's own
 // input matrices; every configuration of every kernel that runs on the device
 // is compiled, run through the evaluator like a sweep does, and its output read
 // back and compared with the digits the seed prints (expected.json).
 //
-// The device is opencl:0:0 (PoCL in CI); ATTN_TUNE_SEED002_DEVICE=cuda:0 runs
+// The device is opencl:0:0 (PoCL in CI); ATTN_TUNE_WORKED_EXAMPLES_DEVICE=cuda:0 runs
 // the CUDA kernels of the same specs on a GPU.
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@ namespace attn {
 namespace {
 
 std::string device_id() {
-  const char* env = std::getenv("ATTN_TUNE_SEED002_DEVICE");
+  const char* env = std::getenv("ATTN_TUNE_WORKED_EXAMPLES_DEVICE");
   return env && *env ? env : "opencl:0:0";
 }
 
@@ -59,7 +59,7 @@ bool shows_digits(float got, const std::string& printed) {
 }
 
 nlohmann::json expected() {
-  std::ifstream in(test::data("seed002/expected.json"));
+  std::ifstream in(test::data("worked_examples/expected.json"));
   return nlohmann::json::parse(in).at("shapes");
 }
 
@@ -71,7 +71,7 @@ struct GoldenCount {
 // Runs every configuration of SPEC's kernels for this device's backend on every
 // shape, and checks each output against the seed's printed values.
 GoldenCount check_spec(const std::string& spec_file) {
-  const Spec spec = load_spec(test::data("seed002/" + spec_file));
+  const Spec spec = load_spec(test::data("worked_examples/" + spec_file));
   auto device = open_device(device_id());
   Evaluator evaluator(spec, *device, RunSettings{});
   const nlohmann::json want_all = expected();
@@ -121,7 +121,7 @@ GoldenCount check_spec(const std::string& spec_file) {
   return count;
 }
 
-TEST(Seed002Golden, DigitsRuleAcceptsOnlyTheFloatsRoundingNoise) {
+TEST(WorkedExamplesGolden, DigitsRuleAcceptsOnlyTheFloatsRoundingNoise) {
   EXPECT_TRUE(shows_digits(3.4999986f, "3.50"));
   EXPECT_FALSE(shows_digits(3.494f, "3.50"));
   EXPECT_TRUE(shows_digits(2.5101628f, "2.5101628"));
@@ -129,21 +129,21 @@ TEST(Seed002Golden, DigitsRuleAcceptsOnlyTheFloatsRoundingNoise) {
   EXPECT_FALSE(shows_digits(std::nextafter(std::nextafter(2.5101628f, 0.f), 0.f), "2.5101628"));
 }
 
-TEST(Seed002Golden, MultiHeadAndSlidingWindowThroughTheMultiHeadKernel) {
+TEST(WorkedExamplesGolden, MultiHeadAndSlidingWindowThroughTheMultiHeadKernel) {
   const GoldenCount n = check_spec("multihead_golden.json");
   EXPECT_GT(n.configs, 10);
   RecordProperty("configs", n.configs);
   RecordProperty("exact_digits", n.exact_digits);
 }
 
-TEST(Seed002Golden, SlidingWindowThroughTheBandKernel) {
+TEST(WorkedExamplesGolden, SlidingWindowThroughTheBandKernel) {
   const GoldenCount n = check_spec("sliding_window_golden.json");
   EXPECT_GT(n.configs, 5);
   RecordProperty("configs", n.configs);
   RecordProperty("exact_digits", n.exact_digits);
 }
 
-TEST(Seed002Golden, LinearAttention) {
+TEST(WorkedExamplesGolden, LinearAttention) {
   const GoldenCount n = check_spec("linear_golden.json");
   EXPECT_GT(n.configs, 10);
   // Every printed value is also the correctly rounded float here: all digits must match.

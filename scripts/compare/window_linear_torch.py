@@ -13,11 +13,11 @@ attn-tune times by default). Each output is checked against a float64 reference
 on sampled rows. FLOPs follow attn-tune's convention: sliding window 4 * B * H *
 D * (in-window pairs), linear attention 4 * M * d^2.
 
-Writes OUT_DIR/seed002_torch.json and OUT_DIR/seed002_torch.md. With
+Writes OUT_DIR/window_linear_torch.json and OUT_DIR/window_linear_torch.md. With
 --leaderboards, attn-tune leaderboards (results/*.json) of the same session are
 joined on the shape fields, and their best configurations appear beside PyTorch.
 
-  python3 scripts/compare/seed002_torch.py results/seed002 \
+  python3 scripts/compare/window_linear_torch.py results/seed002 \
       --leaderboards results/sliding_window_fwd.*.json results/linear_attention.*.json
 """
 import argparse
@@ -227,9 +227,9 @@ def main():
             "warmup": args.warmup, "runs": args.runs, "seed": args.seed, "command": " ".join(sys.argv)}
     attn = best_from_leaderboards(args.leaderboards)
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "seed002_torch.json").write_text(json.dumps({"meta": meta, "results": results,
+    (args.out_dir / "window_linear_torch.json").write_text(json.dumps({"meta": meta, "results": results,
                                                                  "attn_tune_best": attn}, indent=2) + "\n")
-    (args.out_dir / "seed002_torch.md").write_text(markdown(meta, results, attn))
+    (args.out_dir / "window_linear_torch.md").write_text(markdown(meta, results, attn))
     print(markdown(meta, results, attn))
 
 

@@ -1,4 +1,4 @@
-// Real sweeps of seed 002's small specs on PoCL: every configuration of every
+// Real sweeps of the multi-head, sliding-window and linear attention small specs on PoCL: every configuration of every
 // OpenCL kernel verifies against the double reference on every shape (odd
 // sizes, d_k = 2, windows wider than the sequence, split and unsplit states).
 #include <gtest/gtest.h>
@@ -43,15 +43,15 @@ void expect_all_verified(const nlohmann::json& lb, int min_entries) {
   EXPECT_GE(entries, min_entries);
 }
 
-TEST(Seed002PoclSweep, MultiheadSmall) {
+TEST(MultiheadLinearPoclSweep, MultiheadSmall) {
   expect_all_verified(sweep_opencl("multihead_attention_small.json", {"multihead"}), 60);
 }
 
-TEST(Seed002PoclSweep, SlidingWindowSmall) {
+TEST(MultiheadLinearPoclSweep, SlidingWindowSmall) {
   expect_all_verified(sweep_opencl("sliding_window_attention_small.json", {"band"}), 30);
 }
 
-TEST(Seed002PoclSweep, LinearAttentionSmall) {
+TEST(MultiheadLinearPoclSweep, LinearAttentionSmall) {
   expect_all_verified(sweep_opencl("linear_attention_small.json", {"linear"}), 60);
 }
 

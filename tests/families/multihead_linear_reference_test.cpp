@@ -45,7 +45,7 @@ std::vector<float> as_floats(const std::vector<std::byte>& b) {
 }
 
 TEST(MultiheadReference, SeedExampleToItsPrintedDigits) {
-  const MultiheadExample& ex = *find_multihead_example("seed002-mha");
+  const MultiheadExample& ex = *find_multihead_example("example-mha");
   const MultiheadShape s = mh_shape(ex.N, ex.d_model, ex.h);
   const double printed[2][4] = {{2.39, 2.89, 3.50, 4.00}, {2.50, 3.00, 3.50, 4.00}};
   for (int i = 0; i < 2; ++i)
@@ -57,7 +57,7 @@ TEST(MultiheadReference, SeedExampleToItsPrintedDigits) {
 }
 
 TEST(MultiheadReference, SlidingWindowSeedExampleInClosedForm) {
-  const MultiheadExample& ex = *find_multihead_example("seed002-sliding-window");
+  const MultiheadExample& ex = *find_multihead_example("example-sliding-window");
   const MultiheadShape s = mh_shape(ex.N, ex.d_model, ex.h, ex.window);
   // Row 0: scores 1/2 and 0, so o = v0 + (v1 - v0) / (1 + e^(1/2)); row 1 symmetric.
   const double w = 1.0 / (1.0 + std::exp(0.5));
@@ -97,8 +97,8 @@ TEST(MultiheadOperation, ShapeChecksAndFlops) {
   const Operation& op = multihead_attention_operation();
   EXPECT_NE(op.check_shape(mh_fields({{"N", 8}, {"d_model", 6}, {"h", 4}})), "");
   EXPECT_EQ(op.check_shape(mh_fields({{"N", 8}, {"d_model", 8}, {"h", 4}})), "");
-  EXPECT_NE(op.check_shape(mh_fields({{"N", 3}, {"d_model", 4}, {"h", 2}, {"inputs", "seed002-mha"}})), "");
-  EXPECT_EQ(op.check_shape(mh_fields({{"N", 2}, {"d_model", 4}, {"h", 2}, {"inputs", "seed002-mha"}})), "");
+  EXPECT_NE(op.check_shape(mh_fields({{"N", 3}, {"d_model", 4}, {"h", 2}, {"inputs", "example-mha"}})), "");
+  EXPECT_EQ(op.check_shape(mh_fields({{"N", 2}, {"d_model", 4}, {"h", 2}, {"inputs", "example-mha"}})), "");
   const auto p = op.make_problem(mh_fields({{"N", 100}, {"d_model", 64}, {"h", 2}, {"window", 10}}), 1);
   // Pairs: 100 rows x 21 keys minus the 2 * (10 + 9 + ... + 1) cut at the ends.
   EXPECT_DOUBLE_EQ(p->flops(), 4.0 * 2 * (100 * 21 - 110) * 32);
@@ -107,18 +107,18 @@ TEST(MultiheadOperation, ShapeChecksAndFlops) {
 
 TEST(MultiheadOperation, ExampleInputsAreTheSeeds) {
   const auto p = multihead_attention_operation().make_problem(
-      mh_fields({{"N", 2}, {"d_model", 4}, {"h", 2}, {"inputs", "seed002-mha"}}), 7);
+      mh_fields({{"N", 2}, {"d_model", 4}, {"h", 2}, {"inputs", "example-mha"}}), 7);
   const std::vector<float> q = as_floats(p->buffers().at(0).data);
   EXPECT_EQ(q, (std::vector<float>{1, 0, 2, 3, 4, 5, 6, 7}));
 }
 
 TEST(MultiheadOperation, VerifyCatchesWrongAndUnwrittenOutputs) {
-  const json f = mh_fields({{"N", 2}, {"d_model", 4}, {"h", 2}, {"inputs", "seed002-mha"}});
+  const json f = mh_fields({{"N", 2}, {"d_model", 4}, {"h", 2}, {"inputs", "example-mha"}});
   const Operation& op = multihead_attention_operation();
   const auto p = op.make_problem(f, 1);
   const Tolerance tol = op.default_tolerance(f);
   // The exact answer (double reference rounded to float) passes.
-  const MultiheadExample& ex = *find_multihead_example("seed002-mha");
+  const MultiheadExample& ex = *find_multihead_example("example-mha");
   std::vector<float> good(8);
   for (int i = 0; i < 2; ++i)
     for (int head = 0; head < 2; ++head) {
@@ -161,9 +161,9 @@ TEST(LinearAttentionReference, SeedExampleIsExactThirteenths) {
 
 TEST(LinearAttentionOperation, ShapeChecksFlopsAndVerification) {
   const Operation& op = linear_attention_operation();
-  const json f = {{"M", 2}, {"d", 4}, {"inputs", "seed002-linear"}};
+  const json f = {{"M", 2}, {"d", 4}, {"inputs", "example-linear"}};
   EXPECT_EQ(op.check_shape(f), "");
-  EXPECT_NE(op.check_shape({{"M", 3}, {"d", 4}, {"inputs", "seed002-linear"}}), "");
+  EXPECT_NE(op.check_shape({{"M", 3}, {"d", 4}, {"inputs", "example-linear"}}), "");
   const auto p = op.make_problem(f, 1);
   EXPECT_DOUBLE_EQ(p->flops(), 4.0 * 2 * 4 * 4);
   const Tolerance tol = op.default_tolerance(f);
