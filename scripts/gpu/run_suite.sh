@@ -17,6 +17,10 @@
 #   prefill-wgmma the sm_90a wgmma prefill kernel (anchor and sliding-window shapes)
 #   peers-wgmma   both prefill leaderboards of OUT against PyTorch SDPA and
 #                 flex_attention (needs python3 with torch and cupy)
+#   peers         the committed H200 prefill (mma.sync and wgmma) and decode
+#                 leaderboards' winners against PyTorch SDPA, attn-tune's own
+#                 build launched by the comparison script, interleaved 3 times
+#                 (needs python3 with torch and cupy)
 #   repeat        the prefill anchor shapes swept twice (timing stability)
 set -uo pipefail
 out=${1:?usage: run_suite.sh OUT STEP...}
@@ -72,10 +76,15 @@ for step in "$@"; do
       run prefill-wgmma "$bin" sweep configs/flash_attn_fwd_wgmma.json --device cuda:0 --max-time 0.3 \
         --out "$out/flash_attn_fwd_wgmma.json" --overwrite ;;
     peers-wgmma)
-      run peers-wgmma python3 scripts/compare/attention_peers.py --leaderboard "${PREFILL_LB:-$out/flash_attn_fwd.json}" \
+      run peers-wgmma python3 scripts/compare/attention_peers.py --attn-tune "$bin" --leaderboard "${PREFILL_LB:-$out/flash_attn_fwd.json}" \
         --leaderboard "$out/flash_attn_fwd_wgmma.json" --shape 'fp16-d*-n*,bf16-d*-n*' --out "$out/attention_peers"
       run flex-wgmma python3 scripts/compare/window_linear_torch.py "$out/window_linear_torch" --only sliding \
         --leaderboards "$out/flash_attn_fwd_wgmma.json" ;;
+    peers)
+      run peers python3 scripts/compare/attention_peers.py --attn-tune "$bin" \
+        --leaderboard results/h200/flash_attn_fwd.json --leaderboard results/h200/flash_attn_fwd_wgmma.json \
+        --leaderboard results/h200/flash_attn_decode.json --shape 'fp16-d*-n*,bf16-d*-n*,*-h32-kv*-n*' --reps 3 \
+        --out "$out/attention_peers" ;;
     repeat)
       for i in 1 2; do
         run "repeat$i" "$bin" sweep configs/flash_attn_fwd.json --device cuda:0 --max-time 0.5 \
