@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 001 side by side: PyTorch's grid_sample reference of multi-scale
+"""Deformable attention side by side: PyTorch's grid_sample reference of multi-scale
 deformable attention (ms_deform_attn_core_pytorch, Deformable-DETR) against
 attn-tune's kernels/cuda/deformable_attn.cu, on the GPU machine.
 
@@ -195,7 +195,7 @@ def main():
 
 
 def markdown(report):
-    lines = [f"# Seed 001: multi-scale deformable attention, PyTorch vs attn-tune ({report['device']}, torch {report['torch']})",
+    lines = [f"# Multi-scale deformable attention, PyTorch vs attn-tune ({report['device']}, torch {report['torch']})",
              "", f"fp32; inputs: attn-tune's (seed {report['seed']}). Times: CUDA events, median, L2 flushed before each "
              "run unless 'warm'. PyTorch: ms_deform_attn_core_pytorch (grid_sample).", "",
              "| shape | points | PyTorch ms | warm ms | PyTorch vs float64 rel_l2 | attn-tune best ms | speedup | best WARP_SPLIT=0 ms | best WARP_SPLIT>0 ms | split gain | attn-tune verify rel_l2 |",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 000 side by side: PyTorch (cuBLAS, fp32, TF32 off) against attn-tune's
+"""Multi-head similarity side by side: PyTorch (cuBLAS, fp32, TF32 off) against attn-tune's
 similarity kernels, on the GPU machine.
 
 For each head count of configs/similarity.json's BERT shapes (N = M = 8192,
@@ -255,7 +255,7 @@ def fmt_rate(x):
 
 
 def markdown(report):
-    lines = [f"# Seed 000: multi-head similarity, PyTorch vs attn-tune ({report['device']}, torch {report['torch']})", "",
+    lines = [f"# Multi-head similarity, PyTorch vs attn-tune ({report['device']}, torch {report['torch']})", "",
              "fp32 without TF32, N = M = 8192, D = 768, 64 dims per head; inputs: attn-tune's (seed "
              f"{report['seed']}). Times: CUDA events, median, L2 flushed before each run unless 'warm'.", "",
              "| heads | PyTorch ms | pairs/s | warm ms | keys ahead pairs/s | PyTorch vs float64 rel_l2 | attn-tune best (strategy) ms | pairs/s | attn-tune verify rel_l2 |",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch reference timings for seed 002, on the GPU machine (python3 + torch).
+"""PyTorch reference timings for sliding-window and linear attention, on the GPU machine (python3 + torch).
 
   * sliding-window attention, |i - j| <= W, non-causal, through flex_attention
     (Triton-compiled, block-sparse mask) on the shapes of
@@ -17,7 +17,7 @@ Writes OUT_DIR/window_linear_torch.json and OUT_DIR/window_linear_torch.md. With
 --leaderboards, attn-tune leaderboards (results/*.json) of the same session are
 joined on the shape fields, and their best configurations appear beside PyTorch.
 
-  python3 scripts/compare/window_linear_torch.py results/seed002 \
+  python3 scripts/compare/window_linear_torch.py results/window_linear \
       --leaderboards results/sliding_window_fwd.*.json results/linear_attention.*.json
 """
 import argparse
@@ -186,7 +186,7 @@ def best_from_leaderboards(paths):
 
 
 def markdown(meta, results, attn):
-    lines = [f"# Seed 002: PyTorch references on {meta['device']}", "",
+    lines = [f"# Sliding-window and linear attention: PyTorch references on {meta['device']}", "",
              f"torch {meta['torch']}, CUDA {meta['cuda']}; CUDA events, median of {meta['runs']} runs after "
              f"{meta['warmup']} warm-up runs; cold = L2 evicted before each run (attn-tune's default timing). "
              "Errors against float64 on sampled rows.", ""]

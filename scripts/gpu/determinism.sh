@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 003 on an NVIDIA GPU host (docs/determinism.md): the determinism matrix
+# Determinism on an NVIDIA GPU host (docs/determinism.md): the determinism matrix
 # of the deterministic CUDA decode and prefill configurations, the catch of
 # the atomic-combine and batch-dependent split modes, and the decode sweeps at
 # KV = 32768 with `--check determinism` (the cost of determinism).

@@ -9,9 +9,9 @@
 #   devices       attn-tune devices, nvidia-smi
 #   isolation     the CUDA testbed: a hang (timeout), an illegal address and a
 #                 trap (crashed), a spilling configuration, the sweep going on
-#   opencl        seed 004's OpenCL kernel on NVIDIA's OpenCL driver
+#   opencl        the OpenCL flash attention kernel (f32 Q/O, f16 K/V) on NVIDIA's OpenCL driver
 #   pocl          the same spec on the host's CPU through PoCL
-#   cuda-f32f16   seed 004's algorithm ported to CUDA (same spec shapes)
+#   cuda-f32f16   its CUDA port (same spec shapes)
 #   decode        the CUDA split-KV decode kernel
 #   prefill       the CUDA tensor-core prefill kernel
 #   prefill-wgmma the sm_90a wgmma prefill kernel (anchor and sliding-window shapes)
