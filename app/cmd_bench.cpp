@@ -1,5 +1,5 @@
 // attn-tune bench: one configuration, every shape of its kernel, full timing statistics.
-#include <sstream>
+#include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,12 +7,11 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "launch_bundle.hpp"
-#include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/run/config_runner.hpp"
+#include "tuner/run/run_resolver.hpp"
+#include "tuner/run/run_summary.hpp"
 #include "tuner/spec/config_assignment.hpp"
-#include "tuner/spec/shape_selection.hpp"
-#include "tuner/spec/spec_loader.hpp"
 
 namespace attn::cli {
 
@@ -34,9 +33,9 @@ void add_bench_command(CLI::App& app, Context& ctx) {
   settings.timing.min_samples = 30;
   add_run_options(cmd, settings);
   cmd->callback([&ctx] {
-    Spec spec = load_spec(spec_path);
-    select_shapes(spec, shapes);
-    const KernelSpec& kernel = kernel_name.empty() ? spec.kernels.front() : spec.kernel(kernel_name);
+    const Spec spec =
+        resolve_spec({spec_path, shapes, kernel_name.empty() ? std::vector<std::string>{} : std::vector{kernel_name}});
+    const KernelSpec& kernel = single_kernel(spec, kernel_name);
     const Config config = config_from_assignments(kernel, preset, set);
     if (!emit_dir.empty()) {
       const int written = write_launch_bundle(spec, kernel, config, settings.seed, emit_dir);
@@ -44,18 +43,22 @@ void add_bench_command(CLI::App& app, Context& ctx) {
       ctx.exit_code = written > 0 ? 0 : kExitFailure;
       return;
     }
-    std::vector<std::string> backends;
-    for (const auto& [b, _] : spec.sources) backends.push_back(b);
-    const std::string device = device_id.empty() ? best_device_id(backends) : require_device(device_id);
+    const std::string device = resolve_device(spec, device_id);
     auto runner = settings.isolate ? make_worker_runner(spec, device, settings, shapes)
                                    : make_in_process_runner(spec, device, settings);
+    const std::string backend = runner->device_info().backend;
+    if (std::find(kernel.backends.begin(), kernel.backends.end(), backend) == kernel.backends.end())
+      throw UsageError(fmt::format("kernel '{}' has no {} source: pick a device of another backend with --device",
+                                   kernel.name, backend));
 
     nlohmann::json all = nlohmann::json::array();
     bool any_failed = false;
+    RunSummary summary;
     if (!json) fmt::print("{} on {} ({})\n", config_key(config), runner->device_info().name, runner->device_info().id);
     for (const auto& shape : kernel.shapes) {
       const ConfigResult r = runner->run(Job{kernel.name, shape, config, kernel.preset_label(config)});
       all.push_back(r.to_json());
+      summary.add(r);
       if (json) continue;
       fmt::print("\n{} / {}: {}\n", kernel.name, shape, status_name(r.status));
       if (r.status != Status::ok) {
@@ -75,6 +78,7 @@ void add_bench_command(CLI::App& app, Context& ctx) {
       for (const auto& [entry, res] : r.resources) fmt::print("  {}: {}\n", entry, res.to_json().dump());
     }
     if (json) fmt::print("{}\n", all.dump(2));
+    if (!summary.any_ok()) fmt::print(stderr, "{}", summary.failure_text());
     ctx.exit_code = any_failed ? kExitFailure : 0;
   });
 }

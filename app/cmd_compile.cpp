@@ -8,8 +8,7 @@
 #include "commands.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/run/compile_report.hpp"
-#include "tuner/spec/shape_selection.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/run/run_resolver.hpp"
 
 namespace attn::cli {
 namespace {
@@ -71,20 +70,15 @@ void add_compile_command(CLI::App& app, Context& ctx) {
     CompileCache cache;
     nlohmann::json reports = nlohmann::json::array();
     int failed = 0;
-    for (const auto& spec_path : spec_paths) {
-      Spec spec = load_spec(spec_path);
-      select_shapes(spec, shapes);
-      if (!kernels.empty()) {
-        std::erase_if(spec.kernels, [&](const KernelSpec& k) {
-          return std::find(kernels.begin(), kernels.end(), k.name) == kernels.end();
-        });
-      }
+    const std::vector<Spec> specs =
+        resolve_specs(std::vector<std::filesystem::path>(spec_paths.begin(), spec_paths.end()), shapes, kernels);
+    for (const auto& spec : specs) {
       const CompileReport report = compile_spec(spec, options, &cache);
       nlohmann::json j = report.to_json();
       j["spec"] = {{"path", spec.path.string()}, {"sha256", spec.sha256}};
       reports.push_back(std::move(j));
       if (!json) {
-        if (spec_paths.size() > 1) fmt::print("\n{}\n", spec.path.string());
+        if (specs.size() > 1) fmt::print("\n{}\n", spec.path.string());
         print_table(report);
       }
       int spilling = 0, noted = 0;

@@ -15,9 +15,8 @@
 #include "tuner/core/text_file.hpp"
 #include "tuner/core/version.hpp"
 #include "tuner/run/evaluator.hpp"
+#include "tuner/run/run_resolver.hpp"
 #include "tuner/spec/config_assignment.hpp"
-#include "tuner/spec/shape_selection.hpp"
-#include "tuner/spec/spec_loader.hpp"
 
 namespace attn::cli {
 
@@ -56,10 +55,10 @@ void add_determinism_command(CLI::App& app, Context& ctx) {
                   "Decode positions one at a time vs all at once (< 2: off)")->capture_default_str();
   cmd->add_option("--seed", settings.seed, "Seed of the random inputs")->capture_default_str();
   cmd->callback([&ctx] {
-    Spec spec = load_spec(spec_path);
-    select_shapes(spec, shapes);
-    const KernelSpec& kernel = kernel_name.empty() ? spec.kernels.front() : spec.kernel(kernel_name);
-    if (kernel.shapes.empty()) throw UsageError(fmt::format("kernel '{}' has no shape left after --shape", kernel.name));
+    const ResolvedRun run = resolve_run(
+        {spec_path, shapes, kernel_name.empty() ? std::vector<std::string>{} : std::vector{kernel_name}}, device_id);
+    const Spec& spec = run.spec;
+    const KernelSpec& kernel = single_kernel(spec, kernel_name);
     const Config config = config_from_assignments(kernel, preset, set);
 
     MatrixAxes axes = quick ? MatrixAxes::quick() : MatrixAxes{};
@@ -77,9 +76,7 @@ void add_determinism_command(CLI::App& app, Context& ctx) {
       }
     }
 
-    std::vector<std::string> backends;
-    for (const auto& [b, _] : spec.sources) backends.push_back(b);
-    const std::string id = device_id.empty() ? best_device_id(backends) : require_device(device_id);
+    const std::string& id = run.device_id;
     auto device = open_device(id);
     Evaluator evaluator(spec, *device, settings);
     const nlohmann::json base = spec.shape(kernel.shapes.front()).fields;

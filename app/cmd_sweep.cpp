@@ -15,7 +15,9 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
       "Compile, verify and time every configuration of a spec; write a ranked leaderboard.\n"
       "Each result is journaled as soon as it is measured (<out>.journal.jsonl): after Ctrl-C or a kill,\n"
       "--resume runs only what is missing. Configurations that fail to compile, crash, hang or miss the\n"
-      "reference are recorded with their status and reason, and never ranked.");
+      "reference are recorded with their status and reason, and never ranked.\n"
+      "Exit 1 when no configuration ran ok (all skipped, failed to compile, incorrect, crashed or timed out),\n"
+      "with the count of each status and the first reasons; 130 after Ctrl-C.");
   static SweepOptions opt;
   static bool json = false, quiet = false;
   static int top = 5;
@@ -28,6 +30,8 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-o,--out", opt.out, "Leaderboard file (default: results/<spec>.<device>.json)");
   cmd->add_flag("--resume", opt.resume, "Continue the sweep recorded in the journal next to --out");
   cmd->add_flag("--overwrite", opt.overwrite, "Start over even if an unfinished journal exists");
+  cmd->add_flag("--keep-going", opt.keep_going,
+                "Run every configuration even when the first ones all fail to compile with the same error");
   cmd->add_flag("--json", json, "Print the leaderboard JSON on stdout instead of the table");
   cmd->add_option("--top", top, "Configurations per shape in the table")->capture_default_str();
   cmd->add_flag("-q,--quiet", quiet, "No progress on stderr");
@@ -50,6 +54,13 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
     if (outcome.interrupted) {
       fmt::print(stderr, "interrupted: run the same command with --resume to finish\n");
       ctx.exit_code = kExitInterrupted;
+    } else if (!outcome.stopped_early.empty()) {
+      fmt::print(stderr, "{}\nstopped early ({}); --keep-going runs every configuration anyway\n", outcome.stopped_early,
+                 outcome.summary.counts_text());
+      ctx.exit_code = kExitFailure;
+    } else if (!outcome.summary.any_ok()) {
+      fmt::print(stderr, "{}", outcome.summary.failure_text());
+      ctx.exit_code = kExitFailure;
     }
   });
 }

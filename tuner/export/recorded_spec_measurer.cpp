@@ -5,12 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/sha256.hpp"
 #include "tuner/core/source_identity.hpp"
-#include "tuner/spec/shape_selection.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/run/run_resolver.hpp"
 
 namespace attn {
 
@@ -71,11 +69,12 @@ std::vector<std::string> code_differences(const Spec& spec, const Leaderboard& l
 }
 
 RecordedSpecMeasurer::RecordedSpecMeasurer(const fs::path& spec_path, const Leaderboard& recorded, const std::string& device_id)
-    : spec_(std::make_unique<Spec>(load_spec(spec_path))) {
-  select_shapes(*spec_, recorded.shape_filter);
+{
+  ResolvedRun run = resolve_run({spec_path, recorded.shape_filter, {}}, device_id);
+  spec_ = std::make_unique<Spec>(std::move(run.spec));
   RunSettings settings = recorded.settings;
   settings.isolate = true;  // a crash is a result, not the end of the gate
-  runner_ = make_worker_runner(*spec_, require_device(device_id), settings, recorded.shape_filter);
+  runner_ = make_worker_runner(*spec_, run.device_id, settings, recorded.shape_filter);
 }
 
 ConfigResult RecordedSpecMeasurer::measure(const Job& job) {

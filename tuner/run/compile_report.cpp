@@ -10,9 +10,8 @@
 #include "tuner/core/compiler_log.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/ops/operation.hpp"
 #include "tuner/run/launch_plan.hpp"
-#include "tuner/spec/space.hpp"
+#include "tuner/run/run_plan.hpp"
 #ifdef ATTN_TUNE_WITH_CUDA
 #include "tuner/backend/cuda/cuda_device.hpp"
 #include "tuner/backend/cuda/occupancy.hpp"
@@ -104,49 +103,44 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
                                  options.device_id.empty() ? " (without --device, compile targets CUDA through NVRTC)" : ""));
   const std::string source_text = read_text_file(spec.sources.at(report.backend));
 
-  // Plan every (kernel, shape, configuration); compile each distinct -D set once.
-  const Operation& op = find_operation(spec.operation);
+  // Plan every (shape, kernel, configuration); compile each distinct -D set once.
   std::map<std::string, Compilation> compilations;  // by kernel name + defines
   std::vector<std::pair<std::string, LaunchPlan>> plans;  // compilation key, plan; parallel to report.configs
-  for (const auto& shape : spec.shapes) {
-    const Bindings vars = op.variables(shape.fields);
-    for (const auto& kernel : spec.kernels) {
-      if (std::find(kernel.shapes.begin(), kernel.shapes.end(), shape.name) == kernel.shapes.end()) continue;
-      if (std::find(kernel.backends.begin(), kernel.backends.end(), report.backend) == kernel.backends.end()) continue;
-      for (const auto& planned : enumerate_space(kernel, vars).configs) {
-        CompiledConfig c;
-        c.job = Job{kernel.name, shape.name, planned.config, planned.preset};
-        LaunchPlan plan;
-        try {
-          if (!planned.skip_reason.empty()) throw Outcome{Status::skipped, planned.skip_reason, {}};
-          plan = plan_launches(kernel, planned.config, vars);
-        } catch (const Outcome& o) {
-          c.status = o.status;
-          c.reason = o.reason;
-          report.configs.push_back(std::move(c));
-          plans.emplace_back("", LaunchPlan{});
-          continue;
-        }
-        c.defines = defines_string(plan.defines);
-        const std::string key = kernel.name + "|" + c.defines;
-        if (!compilations.contains(key)) {
-          CompileRequest& r = compilations[key].request;
-          r.source_path = spec.sources.at(report.backend);
-          r.source_text = source_text;
-          r.include_dirs = spec.include_dirs;
-          r.include_dirs.push_back(r.source_path.parent_path());
-          r.defines = plan.defines;
-          r.entries = plan.entries;
-          if (spec.compiler_options.contains(report.backend)) r.extra_options = spec.compiler_options.at(report.backend);
-          r.arch = device ? spec.cuda_arch : report.arch;
-        } else {
-          c.cached = true;
-        }
-        report.configs.push_back(std::move(c));
-        plans.emplace_back(key, std::move(plan));
-      }
+  RunPlan run_plan(spec, report.backend);
+  for (PlannedJob planned; run_plan.next(planned);) {
+    CompiledConfig c;
+    c.job = planned.job;
+    LaunchPlan plan;
+    try {
+      if (!planned.skip_reason.empty()) throw Outcome{Status::skipped, planned.skip_reason, {}};
+      plan = plan_launches(*planned.kernel, planned.job.config, *planned.shape_variables);
+    } catch (const Outcome& o) {
+      c.status = o.status;
+      c.reason = o.reason;
+      report.configs.push_back(std::move(c));
+      plans.emplace_back("", LaunchPlan{});
+      continue;
     }
+    c.defines = defines_string(plan.defines);
+    const std::string key = planned.kernel->name + "|" + c.defines;
+    if (!compilations.contains(key)) {
+      CompileRequest& r = compilations[key].request;
+      r.source_path = spec.sources.at(report.backend);
+      r.source_text = source_text;
+      r.include_dirs = spec.include_dirs;
+      r.include_dirs.push_back(r.source_path.parent_path());
+      r.defines = plan.defines;
+      r.entries = plan.entries;
+      if (spec.compiler_options.contains(report.backend)) r.extra_options = spec.compiler_options.at(report.backend);
+      r.arch = device ? spec.cuda_arch : report.arch;
+    } else {
+      c.cached = true;
+    }
+    report.configs.push_back(std::move(c));
+    plans.emplace_back(key, std::move(plan));
   }
+  report.kernels_not_on_backend = run_plan.kernels_not_on_backend();
+  report.exclusions = run_plan.exclusions();
 
   // Compile: NVRTC is thread-safe; a device compiles one at a time.
   std::vector<Compilation*> work;

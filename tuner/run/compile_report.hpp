@@ -12,6 +12,7 @@
 
 #include "tuner/backend/device.hpp"
 #include "tuner/run/result.hpp"
+#include "tuner/run/run_plan.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace attn {
@@ -43,6 +44,8 @@ struct CompileReport {
   std::string arch;
   std::vector<CompiledConfig> configs;
   int compiles = 0;     // distinct compilations run
+  std::vector<std::string> kernels_not_on_backend;  // no source for the backend: not compiled
+  std::vector<Exclusion> exclusions;                // kernel/shape pairs the constraints left empty
 
   nlohmann::json to_json() const;
   int count(Status s) const;

@@ -18,13 +18,19 @@ Progress::Progress(std::FILE* out, bool interactive, bool quiet) : out_(out), in
 
 Progress Progress::for_stderr(bool quiet) { return Progress(stderr, ::isatty(2) != 0, quiet); }
 
-void Progress::begin(int total, int already_done) {
+void Progress::note(const std::string& line) {
+  if (quiet_) return;
+  fmt::print(out_, "{}{}\n", interactive_ ? "\r\033[K" : "", line);
+  std::fflush(out_);
+}
+
+void Progress::begin(long long total, long long already_done, bool exact) {
   total_ = total;
   done_ = already_done;
   start_ = std::chrono::steady_clock::now();
   if (quiet_) return;
   if (already_done > 0) fmt::print(out_, "resuming: {} of {} configurations already in the journal\n", already_done, total);
-  else fmt::print(out_, "sweeping {} configurations\n", total);
+  else fmt::print(out_, "sweeping {}{} configurations\n", exact ? "" : "about ", total);
   std::fflush(out_);
 }
 
@@ -54,8 +60,10 @@ void Progress::finished(const ConfigResult& r) {
 
 void Progress::draw(const std::string& now) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const std::string eta = measured_ > 0 ? clock_text(elapsed / measured_ * (total_ - done_)) : "?";
-  std::string line = fmt::format("[{}/{}] {:.0f}%  ETA {}", done_, total_, total_ ? 100.0 * done_ / total_ : 100.0, eta);
+  const std::string eta =
+      measured_ > 0 ? clock_text(elapsed / static_cast<double>(measured_) * static_cast<double>(total_ - done_)) : "?";
+  const double percent = total_ ? 100.0 * static_cast<double>(done_) / static_cast<double>(total_) : 100.0;
+  std::string line = fmt::format("[{}/{}] {:.0f}%  ETA {}", done_, total_, percent, eta);
   if (best_ms_) line += fmt::format("  best {:.4f} ms ({})", *best_ms_, best_label_);
   if (!now.empty()) line += fmt::format("  | {}", now);
   if (line.size() > 200) line.resize(200);

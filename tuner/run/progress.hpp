@@ -17,7 +17,10 @@ class Progress {
   Progress(std::FILE* out, bool interactive, bool quiet);
   static Progress for_stderr(bool quiet);
 
-  void begin(int total, int already_done);
+  // TOTAL is an estimate when not EXACT (a space too large to count).
+  void begin(long long total, long long already_done, bool exact = true);
+  // A line of its own (between results), unless quiet.
+  void note(const std::string& line);
   void starting(const Job& job);
   void finished(const ConfigResult& result);
   void end();
@@ -26,7 +29,7 @@ class Progress {
   void draw(const std::string& now);
   std::FILE* out_;
   bool interactive_, quiet_;
-  int total_ = 0, done_ = 0, measured_ = 0;
+  long long total_ = 0, done_ = 0, measured_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::optional<double> best_ms_;
   std::string best_label_;

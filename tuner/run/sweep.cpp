@@ -1,22 +1,21 @@
 #include "tuner/run/sweep.hpp"
 
+#include <chrono>
 #include <csignal>
+#include <regex>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/sha256.hpp"
 #include "tuner/core/source_identity.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/ops/operation.hpp"
 #include "tuner/run/config_runner.hpp"
 #include "tuner/run/journal.hpp"
 #include "tuner/run/leaderboard.hpp"
-#include "tuner/spec/shape_selection.hpp"
-#include "tuner/spec/space.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/run/run_plan.hpp"
+#include "tuner/run/run_resolver.hpp"
 
 namespace attn {
 namespace {
@@ -59,23 +58,68 @@ std::filesystem::path default_leaderboard_path(const std::string& spec_name, con
   return std::filesystem::path("results") / fmt::format("{}.{}.json", spec_name, slug(device_name));
 }
 
-SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
-  Spec spec = load_spec(options.spec_path);
-  select_shapes(spec, options.shape_selection);
-  if (!options.kernels.empty()) {
-    for (const auto& name : options.kernels) spec.kernel(name);  // throws for an unknown name
-    std::erase_if(spec.kernels, [&](const KernelSpec& k) {
-      return std::find(options.kernels.begin(), options.kernels.end(), k.name) == options.kernels.end();
-    });
+namespace {
+
+// A space this large is not meant to be swept whole.
+constexpr long long kLargeSpace = 100000;
+// A floor on one configuration's compile, verification and timing, for the up-front estimate.
+constexpr double kFastConfigurationS = 0.1;
+// Jobs planned ahead at a time (compiled ahead by backends that can), and how long planning may take before running.
+constexpr std::size_t kChunkJobs = 4096;
+constexpr auto kChunkTime = std::chrono::milliseconds(200);
+constexpr long long kPointsPerStep = 4096;  // product points looked at between two checks for Ctrl-C
+// The first configurations failing to compile with the same error: the source itself is broken.
+constexpr int kSameCompileFailures = 3;
+
+std::string duration_text(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 3 * 3600) return fmt::format("{:.0f} minutes", seconds / 60);
+  if (seconds < 3 * 86400) return fmt::format("{:.0f} hours", seconds / 3600);
+  if (seconds < 3 * 365 * 86400.0) return fmt::format("{:.0f} days", seconds / 86400);
+  return fmt::format("{:.0f} years", seconds / (365 * 86400.0));
+}
+
+// A compiler's error with the file names taken out (PoCL compiles a temporary copy of the source).
+std::string without_paths(const std::string& text) {
+  static const std::regex path(R"([^\s:'"]+\.(cl|cu|cuh|h|hpp|c|cpp)(:\d+))");
+  return std::regex_replace(text, path, "<source>$2");
+}
+
+// Stops the sweep when its first configurations all fail to compile with the same error.
+class BrokenSourceDetector {
+ public:
+  // Returns the message to report once the source is judged broken, else empty.
+  std::string add(const ConfigResult& r) {
+    if (done_) return {};
+    const std::string error = without_paths(r.log.empty() ? r.reason : r.log);
+    if (r.status != Status::compile_failed || (same_ > 0 && error != error_)) {
+      done_ = true;
+      return {};
+    }
+    error_ = error;
+    if (++same_ < kSameCompileFailures) return {};
+    done_ = true;
+    std::string log = r.log.size() > 4000 ? r.log.substr(0, 4000) + "\n[...]" : r.log;
+    return fmt::format("the source does not compile: the first {} configurations failed with the same error:\n  {}\n{}",
+                       same_, r.reason, log);
   }
 
-  std::vector<std::string> backends;
-  for (const auto& [backend, _] : spec.sources) backends.push_back(backend);
-  const std::string device_id = options.device_id.empty() ? best_device_id(backends) : require_device(options.device_id);
+ private:
+  bool done_ = false;
+  int same_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
+  InterruptGuard guard;  // Ctrl-C from here on ends the sweep cleanly, enumeration included
+  const ResolvedRun resolved = resolve_run({options.spec_path, options.shape_selection, options.kernels}, options.device_id);
+  const Spec& spec = resolved.spec;
 
   RunSettings settings = options.settings;
-  auto runner = settings.isolate ? make_worker_runner(spec, device_id, settings, options.shape_selection)
-                                 : make_in_process_runner(spec, device_id, settings);
+  auto runner = settings.isolate ? make_worker_runner(spec, resolved.device_id, settings, options.shape_selection)
+                                 : make_in_process_runner(spec, resolved.device_id, settings);
   const DeviceInfo device = runner->device_info();
 
   SweepOutcome outcome;
@@ -101,46 +145,62 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   std::map<std::string, ConfigResult> done = options.resume ? std::move(journaled.results) : std::map<std::string, ConfigResult>{};
   Journal journal(outcome.journal_path, header, /*truncate=*/!options.resume);
 
-  // The plan: every (kernel, shape, configuration), shape-major so that each
-  // shape's inputs and reference are built once.
-  const Operation& op = find_operation(spec.operation);
+  // The plan: every (shape, kernel, configuration), shape-major so that each
+  // shape's inputs and reference are built once, enumerated as it goes.
+  RunPlan plan(spec, device.backend);
+  outcome.summary.set_kernels_not_on_backend(device.backend, plan.kernels_not_on_backend());
+  if (const std::string line = outcome.summary.not_on_backend_line(); !line.empty()) progress.note(line);
+  const PlanSize size = plan.size();
+  if (size.kept > kLargeSpace || !size.exact)
+    progress.note(fmt::format(
+        "the space holds {}{} configurations ({} before the constraints): at even {} s each that is {}; sweeping all of "
+        "it will not finish, pick configurations to try with --strategy",
+        size.exact ? "" : "about ", size.kept, size.product, kFastConfigurationS,
+        duration_text(static_cast<double>(size.kept) * kFastConfigurationS)));
+  progress.begin(size.kept, static_cast<long long>(done.size()), size.exact);
+
   std::vector<ConfigResult> results;
-  std::vector<Job> jobs;
   std::vector<ConfigResult> skipped;
-  for (const auto& shape : spec.shapes) {
-    const Bindings vars = op.variables(shape.fields);
-    for (const auto& kernel : spec.kernels) {
-      if (std::find(kernel.shapes.begin(), kernel.shapes.end(), shape.name) == kernel.shapes.end()) continue;
-      const bool runs_here = std::find(kernel.backends.begin(), kernel.backends.end(), device.backend) != kernel.backends.end();
-      for (const auto& planned : enumerate_space(kernel, vars).configs) {
-        Job job{kernel.name, shape.name, planned.config, planned.preset};
-        if (!planned.skip_reason.empty() || !runs_here) {
+  BrokenSourceDetector broken_source;
+  const auto started = std::chrono::steady_clock::now();
+  long long measured = 0;
+  bool projected = false;
+  std::vector<Job> chunk;
+  bool plan_done = false;
+  while (!plan_done && !g_interrupted && outcome.stopped_early.empty()) {
+    // Plan the next chunk: up to kChunkJobs jobs, or what kChunkTime finds.
+    chunk.clear();
+    const auto chunk_start = std::chrono::steady_clock::now();
+    PlannedJob planned;
+    while (chunk.size() < kChunkJobs && !g_interrupted) {
+      const RunPlan::Step step = plan.advance(planned, kPointsPerStep);
+      if (step == RunPlan::Step::end) {
+        plan_done = true;
+        break;
+      }
+      if (step == RunPlan::Step::job) {
+        if (!planned.skip_reason.empty()) {
           ConfigResult r;
-          r.job = job;
+          r.job = std::move(planned.job);
           r.status = Status::skipped;
-          r.reason = runs_here ? planned.skip_reason : fmt::format("no {} source for this kernel", device.backend);
+          r.reason = std::move(planned.skip_reason);
+          outcome.summary.add(r);
           skipped.push_back(std::move(r));
         } else {
-          jobs.push_back(std::move(job));
+          chunk.push_back(std::move(planned.job));
         }
       }
+      if (!chunk.empty() && std::chrono::steady_clock::now() - chunk_start > kChunkTime) break;
     }
-  }
+    std::vector<Job> to_run;
+    for (const auto& job : chunk)
+      if (!done.contains(job.key())) to_run.push_back(job);
+    runner->expect(std::move(to_run));
 
-  int already = 0;
-  std::vector<Job> to_run;
-  for (const auto& job : jobs) {
-    if (done.contains(job.key())) ++already;
-    else to_run.push_back(job);
-  }
-  runner->expect(std::move(to_run));
-  progress.begin(static_cast<int>(jobs.size()), already);
-
-  {
-    InterruptGuard guard;
-    for (const auto& job : jobs) {
+    for (const auto& job : chunk) {
       if (g_interrupted) break;
       if (auto it = done.find(job.key()); it != done.end()) {
+        outcome.summary.add(it->second);
         results.push_back(it->second);
         continue;
       }
@@ -149,15 +209,31 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       if (g_interrupted) break;  // the worker died of the same Ctrl-C: not the kernel's fault
       journal.append(r);
       progress.finished(r);
+      outcome.summary.add(r);
+      const std::string broken = options.keep_going ? std::string() : broken_source.add(r);
       results.push_back(std::move(r));
+      if (!broken.empty()) {
+        outcome.stopped_early = broken;
+        break;
+      }
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (++measured == 10 && !projected && size.kept > kLargeSpace) {
+        projected = true;
+        progress.note(fmt::format("at the {:.2f} s per configuration measured so far, the rest takes about {}",
+                                  elapsed / static_cast<double>(measured),
+                                  duration_text(elapsed / static_cast<double>(measured) *
+                                                static_cast<double>(size.kept - measured))));
+      }
     }
-    outcome.interrupted = g_interrupted != 0;
   }
+  outcome.interrupted = g_interrupted != 0;
   if (!outcome.interrupted) journal.mark_finished();
   progress.end();
+  outcome.summary.add_exclusions(plan.exclusions());
 
   for (auto& r : skipped) results.push_back(std::move(r));
-  LeaderboardContext ctx{spec, device, settings, options.command_line, options.shape_selection, !outcome.interrupted};
+  const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
+  LeaderboardContext ctx{spec, device, settings, options.command_line, options.shape_selection, complete};
   outcome.leaderboard = build_leaderboard(ctx, results);
   write_file_atomically(outcome.leaderboard_path, outcome.leaderboard.dump(2) + "\n");
   return outcome;

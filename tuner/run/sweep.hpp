@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/run/progress.hpp"
+#include "tuner/run/run_summary.hpp"
 #include "tuner/run/settings.hpp"
 
 namespace attn {
@@ -21,6 +22,7 @@ struct SweepOptions {
   std::filesystem::path out;           // empty: results/<spec>.<device>.json
   bool resume = false;
   bool overwrite = false;              // discard an unfinished journal instead of refusing
+  bool keep_going = false;             // run on when the first configurations all fail to compile alike
   RunSettings settings;
   std::string command_line;
 };
@@ -30,6 +32,8 @@ struct SweepOutcome {
   std::filesystem::path leaderboard_path;
   std::filesystem::path journal_path;
   bool interrupted = false;
+  std::string stopped_early;  // why the sweep stopped before the end of its plan (a source that does not compile)
+  RunSummary summary;         // every result of the leaderboard by status, and what could not run
 };
 
 SweepOutcome run_sweep(const SweepOptions& options, Progress& progress);

@@ -1,6 +1,8 @@
 #include "tuner/spec/space.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -23,33 +25,109 @@ std::string failed_constraint(const KernelSpec& kernel, const Bindings& bindings
   return {};
 }
 
+long long product_size(const KernelSpec& kernel) {
+  constexpr long long kMax = std::numeric_limits<long long>::max();
+  long long n = 1;
+  for (const auto& [_, values] : kernel.params) {
+    const auto count = static_cast<long long>(values.size());
+    if (count == 0) return 0;
+    n = n > kMax / count ? kMax : n * count;
+  }
+  return n;
+}
+
+SpaceCursor::SpaceCursor(const KernelSpec& kernel, const Bindings& shape_variables)
+    : kernel_(kernel), bindings_(shape_variables), index_(kernel.params.size(), 0),
+      product_size_(attn::product_size(kernel)) {
+  product_done_ = product_size_ == 0;
+}
+
+bool SpaceCursor::in_product(const Config& config) const {
+  const auto& params = kernel_.params;
+  if (config.size() != params.size()) return false;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    if (config[p].first != params[p].first) return false;
+    const auto& values = params[p].second;
+    if (std::find(values.begin(), values.end(), config[p].second) == values.end()) return false;
+  }
+  return true;
+}
+
+SpaceCursor::Step SpaceCursor::advance(PlannedConfig& out, long long max_points) {
+  const auto& params = kernel_.params;
+  for (long long looked = 0; !product_done_; ++looked) {
+    if (looked >= max_points) return Step::busy;
+    Config config;
+    config.reserve(params.size());
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      const long long value = params[p].second[index_[p]];
+      config.emplace_back(params[p].first, value);
+      bindings_.insert_or_assign(params[p].first, value);
+    }
+    // Odometer: the last parameter varies fastest; wrapping the first ends the product.
+    product_done_ = true;
+    for (std::size_t p = params.size(); p-- > 0;) {
+      if (++index_[p] < params[p].second.size()) {
+        product_done_ = false;
+        break;
+      }
+      index_[p] = 0;
+    }
+    ++examined_;
+    std::string reason = failed_constraint(kernel_, bindings_);
+    if (reason.empty()) {
+      out = {config, kernel_.preset_label(config), {}};
+      return Step::config;
+    }
+    if (pruned_++ == 0) first_pruned_reason_ = std::move(reason);
+  }
+
+  while (next_preset_ < kernel_.presets.size()) {
+    const auto& [label, preset] = kernel_.presets[next_preset_++];
+    const std::string reason = failed_constraint(kernel_, config_bindings(bindings_, preset));
+    if (reason.empty() && in_product(preset)) continue;  // met in the product already
+    if (std::find(presets_emitted_.begin(), presets_emitted_.end(), preset) != presets_emitted_.end()) continue;
+    presets_emitted_.push_back(preset);
+    out = {preset, label, reason};
+    return Step::config;
+  }
+  return Step::end;
+}
+
+bool SpaceCursor::next(PlannedConfig& out) {
+  Step step;
+  while ((step = advance(out)) == Step::busy) {
+  }
+  return step == Step::config;
+}
+
+SpaceCount count_space(const KernelSpec& kernel, const Bindings& shape_variables, long long exact_limit, int samples) {
+  SpaceCount count;
+  count.product = product_size(kernel);
+  if (count.product <= exact_limit) {
+    SpaceCursor cursor(kernel, shape_variables);
+    for (PlannedConfig c; cursor.next(c);) count.kept += c.skip_reason.empty();
+    return count;
+  }
+  count.exact = false;
+  std::mt19937_64 rng(0x5eed);
+  Bindings b = shape_variables;
+  int kept = 0;
+  for (int s = 0; s < samples; ++s) {
+    for (const auto& [name, values] : kernel.params)
+      b.insert_or_assign(name, values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)]);
+    kept += failed_constraint(kernel, b).empty();
+  }
+  count.kept = static_cast<long long>(static_cast<double>(count.product) * kept / samples);
+  return count;
+}
+
 Space enumerate_space(const KernelSpec& kernel, const Bindings& shape_variables) {
   Space space;
-  const auto& params = kernel.params;
-  std::vector<std::size_t> index(params.size(), 0);
-  space.product_size = 1;
-  for (const auto& [_, values] : params) space.product_size *= static_cast<long long>(values.size());
-
-  for (long long n = 0; n < space.product_size; ++n) {
-    Config config;
-    for (std::size_t p = 0; p < params.size(); ++p) config.emplace_back(params[p].first, params[p].second[index[p]]);
-    if (failed_constraint(kernel, config_bindings(shape_variables, config)).empty())
-      space.configs.push_back({config, kernel.preset_label(config), {}});
-    else
-      ++space.pruned;
-    // Odometer: the last parameter varies fastest.
-    for (std::size_t p = params.size(); p-- > 0;) {
-      if (++index[p] < params[p].second.size()) break;
-      index[p] = 0;
-    }
-  }
-
-  for (const auto& [label, preset] : kernel.presets) {
-    const bool present = std::any_of(space.configs.begin(), space.configs.end(),
-                                     [&](const PlannedConfig& c) { return c.config == preset; });
-    if (present) continue;
-    space.configs.push_back({preset, label, failed_constraint(kernel, config_bindings(shape_variables, preset))});
-  }
+  SpaceCursor cursor(kernel, shape_variables);
+  for (PlannedConfig c; cursor.next(c);) space.configs.push_back(std::move(c));
+  space.product_size = cursor.product_size();
+  space.pruned = cursor.pruned();
   return space;
 }
 
