@@ -55,8 +55,10 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
       fmt::print(stderr, "interrupted: run the same command with --resume to finish\n");
       ctx.exit_code = kExitInterrupted;
     } else if (!outcome.stopped_early.empty()) {
-      fmt::print(stderr, "{}\nstopped early ({}); --keep-going runs every configuration anyway\n", outcome.stopped_early,
-                 outcome.summary.counts_text());
+      fmt::print(stderr,
+                 "{}\nstopped early ({}): fix the source and run again with --overwrite, or --resume --keep-going to "
+                 "run the rest anyway\n",
+                 outcome.stopped_early, outcome.summary.counts_text());
       ctx.exit_code = kExitFailure;
     } else if (!outcome.summary.any_ok()) {
       fmt::print(stderr, "{}", outcome.summary.failure_text());

@@ -21,17 +21,21 @@ class ConfigRunner {
   virtual ConfigResult run(const Job& job) = 0;
   virtual const DeviceInfo& device_info() = 0;
 
-  // The jobs about to be run, in order: when a shape's first job comes, the
-  // rest of that shape's jobs are compiled ahead (in parallel where the
-  // backend can).
-  void expect(std::vector<Job> upcoming) { upcoming_ = std::move(upcoming); }
+  // The next jobs about to be run, in order (the sweep plans a chunk at a
+  // time): when the first of a shape's expected jobs comes, the rest are
+  // compiled ahead (in parallel where the backend can).
+  void expect(std::vector<Job> upcoming) {
+    upcoming_ = std::move(upcoming);
+    handed_out_.clear();
+  }
 
  protected:
-  // The expected jobs of SHAPE.
-  std::vector<Job> upcoming_of(const std::string& shape) const;
+  // The expected jobs of SHAPE, once per expect(): empty when handed out already.
+  std::vector<Job> take_upcoming(const std::string& shape);
 
  private:
   std::vector<Job> upcoming_;
+  std::vector<std::string> handed_out_;  // shapes whose expected jobs were taken
 };
 
 // In this process: fastest to debug, but a crashing kernel ends the sweep.

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "tuner/backend/registry.hpp"
 #include "tuner/check/checks.hpp"
 #include "tuner/core/error.hpp"
@@ -18,9 +20,9 @@ class InProcessRunner final : public ConfigRunner {
     try {
       if (job.shape != prepared_shape_) {
         evaluator_.prepare(job.shape);
-        evaluator_.precompile(upcoming_of(job.shape));
         prepared_shape_ = job.shape;
       }
+      if (const auto ahead = take_upcoming(job.shape); !ahead.empty()) evaluator_.precompile(ahead);
       return evaluator_.evaluate(job);
     } catch (const DeviceLost& e) {
       // Without a worker there is no fresh context to go on with.
@@ -38,8 +40,10 @@ class InProcessRunner final : public ConfigRunner {
 
 }  // namespace
 
-std::vector<Job> ConfigRunner::upcoming_of(const std::string& shape) const {
+std::vector<Job> ConfigRunner::take_upcoming(const std::string& shape) {
   std::vector<Job> jobs;
+  if (std::find(handed_out_.begin(), handed_out_.end(), shape) != handed_out_.end()) return jobs;
+  handed_out_.push_back(shape);
   for (const auto& j : upcoming_)
     if (j.shape == shape) jobs.push_back(j);
   return jobs;

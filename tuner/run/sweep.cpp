@@ -64,9 +64,10 @@ namespace {
 constexpr long long kLargeSpace = 100000;
 // A floor on one configuration's compile, verification and timing, for the up-front estimate.
 constexpr double kFastConfigurationS = 0.1;
-// Jobs planned ahead at a time (compiled ahead by backends that can), and how long planning may take before running.
-constexpr std::size_t kChunkJobs = 4096;
-constexpr auto kChunkTime = std::chrono::milliseconds(200);
+// Jobs planned ahead at a time (compiled ahead, in parallel, by backends that
+// can): few at first so that the first result comes at once, then more.
+constexpr std::size_t kFirstChunkJobs = 32, kMaxChunkJobs = 1024;
+constexpr auto kChunkTime = std::chrono::milliseconds(200);  // planning time before running what was found
 constexpr long long kPointsPerStep = 4096;  // product points looked at between two checks for Ctrl-C
 // The first configurations failing to compile with the same error: the source itself is broken.
 constexpr int kSameCompileFailures = 3;
@@ -99,9 +100,9 @@ class BrokenSourceDetector {
     error_ = error;
     if (++same_ < kSameCompileFailures) return {};
     done_ = true;
-    std::string log = r.log.size() > 4000 ? r.log.substr(0, 4000) + "\n[...]" : r.log;
-    return fmt::format("the source does not compile: the first {} configurations failed with the same error:\n  {}\n{}",
-                       same_, r.reason, log);
+    const std::string& log = r.log.empty() ? r.reason : r.log;
+    return fmt::format("the source does not compile: the first {} configurations failed with the same error:\n{}", same_,
+                       log.size() > 4000 ? log.substr(0, 4000) + "\n[...]" : log);
   }
 
  private:
@@ -166,13 +167,14 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   long long measured = 0;
   bool projected = false;
   std::vector<Job> chunk;
+  std::size_t chunk_jobs = kFirstChunkJobs;
   bool plan_done = false;
   while (!plan_done && !g_interrupted && outcome.stopped_early.empty()) {
-    // Plan the next chunk: up to kChunkJobs jobs, or what kChunkTime finds.
+    // Plan the next chunk: up to chunk_jobs jobs, or what kChunkTime finds.
     chunk.clear();
     const auto chunk_start = std::chrono::steady_clock::now();
     PlannedJob planned;
-    while (chunk.size() < kChunkJobs && !g_interrupted) {
+    while (chunk.size() < chunk_jobs && !g_interrupted) {
       const RunPlan::Step step = plan.advance(planned, kPointsPerStep);
       if (step == RunPlan::Step::end) {
         plan_done = true;
@@ -192,6 +194,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       }
       if (!chunk.empty() && std::chrono::steady_clock::now() - chunk_start > kChunkTime) break;
     }
+    chunk_jobs = std::min(2 * chunk_jobs, kMaxChunkJobs);
     std::vector<Job> to_run;
     for (const auto& job : chunk)
       if (!done.contains(job.key())) to_run.push_back(job);
@@ -227,7 +230,8 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     }
   }
   outcome.interrupted = g_interrupted != 0;
-  if (!outcome.interrupted) journal.mark_finished();
+  // Stopped early, the journal stays open: --resume --keep-going runs the rest, --overwrite starts over.
+  if (!outcome.interrupted && outcome.stopped_early.empty()) journal.mark_finished();
   progress.end();
   outcome.summary.add_exclusions(plan.exclusions());
 

@@ -66,6 +66,11 @@ int serve_worker(const std::filesystem::path& spec_path, const std::string& shap
         for (const auto& j : request.value("jobs", nlohmann::json::array())) ahead.push_back(Job::from_json(j));
         evaluator->precompile(ahead);
         reply(fd, {{"type", "prepared"}});
+      } else if (type == "precompile") {
+        std::vector<Job> ahead;
+        for (const auto& j : request.at("jobs")) ahead.push_back(Job::from_json(j));
+        evaluator->precompile(ahead);
+        reply(fd, {{"type", "precompiled"}});
       } else if (type == "run") {
         const Job job = Job::from_json(request.at("job"));
         reply(fd, {{"type", "result"}, {"result", evaluator->evaluate(job).to_json()}});

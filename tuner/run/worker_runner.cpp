@@ -49,7 +49,7 @@ class WorkerRunner final : public ConfigRunner {
     if (prepared_shape_ != job.shape) {
       std::string line;
       nlohmann::json ahead = nlohmann::json::array();
-      for (const auto& j : upcoming_of(job.shape)) ahead.push_back(j.to_json());
+      for (const auto& j : take_upcoming(job.shape)) ahead.push_back(j.to_json());
       if (!child_->write_line(nlohmann::json{{"type", "prepare"}, {"shape", job.shape}, {"jobs", ahead}}.dump()))
         return lost(result, "the worker closed its input before preparing the shape");
       const auto read = child_->read_line(line, settings_.prepare_timeout_s);
@@ -66,6 +66,19 @@ class WorkerRunner final : public ConfigRunner {
         return result;
       }
       prepared_shape_ = job.shape;
+    } else if (const auto upcoming = take_upcoming(job.shape); !upcoming.empty()) {
+      // The sweep planned its next chunk of this shape: compile it ahead.
+      std::string line;
+      nlohmann::json ahead = nlohmann::json::array();
+      for (const auto& j : upcoming) ahead.push_back(j.to_json());
+      if (!child_->write_line(nlohmann::json{{"type", "precompile"}, {"jobs", ahead}}.dump()))
+        return lost(result, "the worker closed its input before compiling ahead");
+      const auto read = child_->read_line(line, settings_.prepare_timeout_s);
+      if (read == Subprocess::Read::timeout)
+        return killed(result, Status::timeout,
+                      fmt::format("compiling the next {} configurations ahead took over {} s", upcoming.size(),
+                                  settings_.prepare_timeout_s));
+      if (read == Subprocess::Read::closed) return lost(result, "while compiling configurations ahead");
     }
 
     std::string line;
