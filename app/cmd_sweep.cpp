@@ -41,6 +41,13 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
                   "cache-growth (implies --check determinism)")->delimiter(',');
   cmd->add_option("--check-batch-sizes", opt.settings.determinism.batch_sizes, "Batch sizes compared with B=1")
       ->delimiter(',')->capture_default_str();
+  cmd->add_option("--strategy", opt.search.strategy,
+                  "exhaustive (every configuration and preset), or a search per (kernel, shape): random, annealing, "
+                  "genetic, surrogate (docs/search.md)")->check(CLI::IsMember(strategy_names()))->capture_default_str();
+  cmd->add_option("--budget-evals", opt.search.budget.evaluations, "A search's configurations per (kernel, shape); 0: no limit")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--budget-time", opt.search.budget.seconds, "A search's seconds per (kernel, shape); 0: no limit")
+      ->check(CLI::NonNegativeNumber);
   add_run_options(cmd, opt.settings);
   cmd->callback([&ctx] {
     opt.command_line = ctx.command_line;

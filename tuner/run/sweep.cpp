@@ -146,6 +146,39 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   std::map<std::string, ConfigResult> done = options.resume ? std::move(journaled.results) : std::map<std::string, ConfigResult>{};
   Journal journal(outcome.journal_path, header, /*truncate=*/!options.resume);
 
+  if (options.search.searching()) {
+    // A strategy picks what to run; resuming, it is told the journaled results again in order.
+    std::vector<ConfigResult> results;
+    BrokenSourceDetector broken_source;
+    const auto pairs = static_cast<long long>(search_pairs(spec, device.backend).size());
+    progress.begin(options.search.budget.evaluations * pairs, 0, options.search.budget.evaluations > 0);
+    const RunJob run = [&](const Job& job) -> std::optional<ConfigResult> {
+      if (g_interrupted || !outcome.stopped_early.empty()) return std::nullopt;
+      if (auto it = done.find(job.key()); it != done.end()) {
+        outcome.summary.add(it->second);
+        return it->second;
+      }
+      progress.starting(job);
+      runner->expect({job});
+      ConfigResult r = runner->run(job);
+      if (g_interrupted) return std::nullopt;  // the worker died of the same Ctrl-C: not the kernel's fault
+      journal.append(r);
+      progress.finished(r);
+      outcome.summary.add(r);
+      if (!options.keep_going) outcome.stopped_early = broken_source.add(r);
+      return r;
+    };
+    search_spec(spec, device.backend, options.search, settings.seed, run, results);
+    outcome.interrupted = g_interrupted != 0;
+    const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
+    if (complete) journal.mark_finished();
+    progress.end();
+    LeaderboardContext ctx{spec, device, settings, options.command_line, options.shape_selection, complete};
+    outcome.leaderboard = build_leaderboard(ctx, results);
+    write_file_atomically(outcome.leaderboard_path, outcome.leaderboard.dump(2) + "\n");
+    return outcome;
+  }
+
   // The plan: every (shape, kernel, configuration), shape-major so that each
   // shape's inputs and reference are built once, enumerated as it goes.
   RunPlan plan(spec, device.backend);

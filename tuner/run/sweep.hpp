@@ -11,6 +11,7 @@
 #include "tuner/run/progress.hpp"
 #include "tuner/run/run_summary.hpp"
 #include "tuner/run/settings.hpp"
+#include "tuner/search/search_sweep.hpp"
 
 namespace attn {
 
@@ -24,6 +25,7 @@ struct SweepOptions {
   bool overwrite = false;              // discard an unfinished journal instead of refusing
   bool keep_going = false;             // run on when the first configurations all fail to compile alike
   RunSettings settings;
+  SearchOptions search;                // --strategy and its budgets; exhaustive: the whole plan
   std::string command_line;
 };
 
