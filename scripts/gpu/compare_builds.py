@@ -12,6 +12,7 @@ gives both medians and the median of the per-repetition ratios old/new.
                     --spec configs/flash_attn_fwd_wgmma.json [--reps 3] [--out FILE.md]
 """
 import argparse
+import fnmatch
 import json
 import statistics
 import subprocess
@@ -19,8 +20,8 @@ import sys
 import time
 
 
-def bench(binary, root, spec, kernel, key, shape, max_time):
-    cmd = [binary, "bench", spec, "-k", kernel, "--set", key, "-s", shape, "--json", "--max-time", str(max_time)]
+def bench(binary, root, spec, kernel, key, shape, extra):
+    cmd = [binary, "bench", spec, "-k", kernel, "--set", key, "-s", shape, "--json"] + extra
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     try:
         rows = json.loads(proc.stdout)
@@ -43,21 +44,26 @@ def main():
     ap.add_argument("--leaderboard", required=True, help="committed leaderboard whose rank-1 configurations are timed")
     ap.add_argument("--spec", required=True, help="spec path, relative to each root")
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--max-time", type=float, default=0.5)
+    ap.add_argument("--bench-args", default="--warmup 100 --min-samples 30 --max-time 0.5",
+                    help="timing options given to both builds' bench (the same warm-up keeps both at the same clock)")
+    ap.add_argument("--shape", default="*", help="only groups whose shape matches this glob")
     ap.add_argument("--out")
     args = ap.parse_args()
 
     board = json.load(open(args.leaderboard))
     rows = []
+    extra = args.bench_args.split()
     for group in board["groups"]:
+        if not fnmatch.fnmatch(group["shape"], args.shape):
+            continue
         best = [e for e in group["entries"] if e.get("rank") == 1]
         if not best:
             continue
         kernel, shape, key = group["kernel"], group["shape"], best[0]["key"]
         old, new, ratios = [], [], []
         for _ in range(args.reps):
-            o = bench(args.old_bin, args.old_root, args.spec, kernel, key, shape, args.max_time)
-            n = bench(args.new_bin, args.new_root, args.spec, kernel, key, shape, args.max_time)
+            o = bench(args.old_bin, args.old_root, args.spec, kernel, key, shape, extra)
+            n = bench(args.new_bin, args.new_root, args.spec, kernel, key, shape, extra)
             if o is None or n is None:
                 continue
             old.append(o)
@@ -72,7 +78,7 @@ def main():
 
     lines = [f"# Old build vs new build, rank-1 configurations of `{args.leaderboard}`", "",
              f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}; {args.reps} interleaved repetitions (old, new, old, new, ...);"
-             f" each a `bench --max-time {args.max_time}` median. ratio = old/new (>1: the new build is faster).", "",
+             f" each a `bench {args.bench_args}` median. ratio = old/new (>1: the new build is faster).", "",
              "| kernel | shape | configuration | old ms | new ms | ratio (median) | ratio range | reps |",
              "|---|---|---|---:|---:|---:|---|---:|"]
     for k, s, key, o, n, r, lo, hi, reps in rows:
