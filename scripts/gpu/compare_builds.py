@@ -14,6 +14,7 @@ gives both medians and the median of the per-repetition ratios old/new.
 import argparse
 import fnmatch
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -53,6 +54,7 @@ def main():
     board = json.load(open(args.leaderboard))
     rows = []
     extra = args.bench_args.split()
+    args.old_bin, args.new_bin = os.path.abspath(args.old_bin), os.path.abspath(args.new_bin)  # run from each root
     for group in board["groups"]:
         if not fnmatch.fnmatch(group["shape"], args.shape):
             continue
