@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/test_support.hpp"
-#include "tuner/core/text_file.hpp"
+#include "tuner/spec/spec_loader.hpp"
 
 namespace attn {
 namespace {
@@ -48,8 +48,8 @@ std::vector<std::string> cuda_specs() {
   std::vector<std::string> specs;
   for (const auto& e : fs::directory_iterator(test::source_dir() / "configs")) {
     if (e.path().extension() != ".json") continue;
-    const auto j = nlohmann::json::parse(read_text_file(e.path()));
-    if (j.contains("sources") && j.at("sources").contains("cuda")) specs.push_back("configs/" + e.path().filename().string());
+    // Loaded, not read as JSON: a spec may take its sources from the file it extends.
+    if (load_spec(e.path()).sources.contains("cuda")) specs.push_back("configs/" + e.path().filename().string());
   }
   std::sort(specs.begin(), specs.end());
   return specs;

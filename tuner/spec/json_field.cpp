@@ -19,8 +19,17 @@ std::string type_name(const JsonField::json& v) {
 
 void JsonField::fail(const std::string& message) const { throw SpecError(file_, path_, message); }
 
-std::string JsonField::child_path(std::string_view key) const {
-  return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+JsonField JsonField::child(std::string_view key, const json& value) const {
+  const bool index = !key.empty() && key.front() == '[';
+  auto join = [&](const std::string& path) {
+    return index ? path + std::string(key) : path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
+  };
+  std::string merged = join(merged_path_);
+  if (origins_) {
+    if (const auto it = origins_->find(merged); it != origins_->end())
+      return JsonField(it->second.file, it->second.path, std::move(merged), value, origins_);
+  }
+  return JsonField(file_, join(path_), std::move(merged), value, origins_);
 }
 
 void JsonField::expect_object(std::initializer_list<std::string_view> allowed) const {
@@ -28,15 +37,15 @@ void JsonField::expect_object(std::initializer_list<std::string_view> allowed) c
   for (const auto& [key, _] : value_->items()) {
     bool known = false;
     for (auto a : allowed) known = known || a == key;
-    if (!known) JsonField(file_, child_path(key), *value_).fail(fmt::format("unknown key (allowed: {})", fmt::join(allowed, ", ")));
+    if (!known) child(key, *value_).fail(fmt::format("unknown key (allowed: {})", fmt::join(allowed, ", ")));
   }
 }
 
 bool JsonField::has(std::string_view key) const { return value_->is_object() && value_->contains(key); }
 
 JsonField JsonField::member(std::string_view key) const {
-  if (!has(key)) JsonField(file_, child_path(key), *value_).fail("missing required field");
-  return JsonField(file_, child_path(key), value_->at(std::string(key)));
+  if (!has(key)) child(key, *value_).fail("missing required field");
+  return child(key, value_->at(std::string(key)));
 }
 
 std::optional<JsonField> JsonField::optional_member(std::string_view key) const {
@@ -47,7 +56,7 @@ std::optional<JsonField> JsonField::optional_member(std::string_view key) const 
 std::vector<std::pair<std::string, JsonField>> JsonField::members() const {
   if (!value_->is_object()) fail(fmt::format("expected an object, got {}", type_name(*value_)));
   std::vector<std::pair<std::string, JsonField>> out;
-  for (const auto& [key, v] : value_->items()) out.emplace_back(key, JsonField(file_, child_path(key), v));
+  for (const auto& [key, v] : value_->items()) out.emplace_back(key, child(key, v));
   return out;
 }
 
@@ -55,7 +64,7 @@ std::vector<JsonField> JsonField::elements() const {
   if (!value_->is_array()) fail(fmt::format("expected an array, got {}", type_name(*value_)));
   std::vector<JsonField> out;
   for (std::size_t i = 0; i < value_->size(); ++i)
-    out.emplace_back(file_, fmt::format("{}[{}]", path_, i), (*value_)[i]);
+    out.push_back(child(fmt::format("[{}]", i), (*value_)[i]));
   return out;
 }
 

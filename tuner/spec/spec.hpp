@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/spec/expression.hpp"
+#include "tuner/spec/spec_document.hpp"
 
 namespace attn {
 
@@ -63,7 +64,8 @@ struct KernelSpec {
 
 struct Spec {
   std::filesystem::path path;  // as given
-  std::string sha256;          // of the file's bytes
+  std::string sha256;          // of the file's bytes, and of every file it extends (SpecDocument::sha256)
+  std::vector<SpecFile> files;  // the spec's file, then each file it extends
   std::string name;
   std::string description;
   std::string operation;

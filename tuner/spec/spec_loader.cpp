@@ -10,16 +10,14 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/identifier.hpp"
-#include "tuner/core/sha256.hpp"
-#include "tuner/core/text_file.hpp"
 #include "tuner/ops/operation.hpp"
 #include "tuner/spec/json_field.hpp"
+#include "tuner/spec/spec_document.hpp"
 
 namespace attn {
 namespace {
 
 namespace fs = std::filesystem;
-using ojson = nlohmann::ordered_json;
 
 const std::vector<std::string> kBackends = {"opencl", "cuda"};
 
@@ -31,17 +29,19 @@ Expression parse_expression(const JsonField& f, const std::vector<std::string>& 
   }
 }
 
-fs::path resolve(const fs::path& spec_dir, const JsonField& f) {
+// A path relative to the file it is written in (a spec or a file it extends).
+fs::path resolve(const JsonField& f) {
   const fs::path p = f.string();
-  return (p.is_absolute() ? p : spec_dir / p).lexically_normal();
+  const fs::path dir = fs::path(f.file()).parent_path();
+  return (p.is_absolute() ? p : (dir.empty() ? fs::path(".") : dir) / p).lexically_normal();
 }
 
-std::map<std::string, fs::path> load_sources(const JsonField& f, const fs::path& dir) {
+std::map<std::string, fs::path> load_sources(const JsonField& f) {
   std::map<std::string, fs::path> sources;
   for (const auto& [backend, value] : f.members()) {
     if (std::find(kBackends.begin(), kBackends.end(), backend) == kBackends.end())
       value.fail(fmt::format("unknown backend (known: {})", fmt::join(kBackends, ", ")));
-    const fs::path path = resolve(dir, value);
+    const fs::path path = resolve(value);
     if (!fs::is_regular_file(path))
       value.fail(fmt::format("kernel source not found: {} (resolved to {})", value.string(), path.string()));
     sources[backend] = path;
@@ -184,23 +184,15 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
 }  // namespace
 
 Spec load_spec(const fs::path& path) {
-  const std::string file = path.string();
-  if (!fs::is_regular_file(path)) throw SpecError(file, "", "spec file not found");
-  const std::string text = read_text_file(path);
-  ojson doc;
-  try {
-    doc = ojson::parse(text);
-  } catch (const ojson::parse_error& e) {
-    throw SpecError(file, "", fmt::format("not valid JSON: {}", e.what()));
-  }
-  const JsonField root(file, "", doc);
+  const SpecDocument doc = read_spec_document(path);
+  const JsonField root = doc.root();
   root.expect_object({"attn_tune_spec", "name", "description", "operation", "sources", "include_dirs",
                       "compiler_options", "cuda_arch", "verify", "shapes", "kernels"});
 
   Spec spec;
   spec.path = path;
-  spec.sha256 = sha256_hex(text);
-  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  spec.sha256 = doc.sha256();
+  spec.files = doc.files;
 
   const JsonField version = root.member("attn_tune_spec");
   if (version.integer() != 1) version.fail("unsupported spec format version (this attn-tune reads version 1)");
@@ -218,10 +210,10 @@ Spec load_spec(const fs::path& path) {
     op_field.fail(e.what());
   }
 
-  spec.sources = load_sources(root.member("sources"), dir);
+  spec.sources = load_sources(root.member("sources"));
   if (auto includes = root.optional_member("include_dirs")) {
     for (const auto& inc : includes->elements()) {
-      const fs::path p = resolve(dir, inc);
+      const fs::path p = resolve(inc);
       if (!fs::is_directory(p)) inc.fail(fmt::format("include directory not found: {}", p.string()));
       spec.include_dirs.push_back(p);
     }
