@@ -1,25 +1,56 @@
 #include "cli_common.hpp"
 
+#include <fmt/format.h>
+
 namespace attn::cli {
+namespace {
+
+// "must be > 0, got -1" (CLI::PositiveNumber prints the whole double range).
+CLI::Validator greater_than_zero() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return fmt::format("expected a number, got '{}'", text);
+        return value > 0 ? std::string() : fmt::format("must be > 0, got {}", text);
+      },
+      "> 0");
+}
+
+}  // namespace
 
 void add_run_options(CLI::App* cmd, RunSettings& s) {
   cmd->add_option("--seed", s.seed, "Seed of the random inputs (recorded in the results)")->capture_default_str();
   auto* timing = cmd->add_option_group("Timing", "How each configuration is timed (cold L2, device events)");
-  timing->add_option("--warmup", s.timing.warmup_runs, "Untimed runs before sampling")->capture_default_str();
-  timing->add_option("--min-samples", s.timing.min_samples, "Fewest timed samples")->capture_default_str();
-  timing->add_option("--max-samples", s.timing.max_samples, "Most timed samples")->capture_default_str();
+  timing->add_option("--warmup", s.timing.warmup_runs, "Untimed runs before sampling")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  timing->add_option("--min-samples", s.timing.min_samples, "Fewest timed samples (at least 1)")
+      ->check(CLI::Range(1, 1'000'000'000))
+      ->capture_default_str();
+  timing->add_option("--max-samples", s.timing.max_samples, "Most timed samples (at least --min-samples)")
+      ->check(CLI::Range(1, 1'000'000'000))
+      ->capture_default_str();
   timing->add_option_function<double>(
       "--max-noise", [&s](double percent) { s.timing.max_noise = percent / 100.0; },
-      "Stop sampling once the relative standard deviation is below this, in percent (default 0.5)");
+      "Stop sampling once the relative standard deviation is below this, in percent (> 0; default 0.5)")
+      ->check(greater_than_zero());
   timing->add_option("--max-time", s.timing.max_time_s, "Seconds of sampling per configuration before giving up on the noise target")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   timing->add_flag_function("--no-flush", [&s](std::int64_t) { s.timing.flush_cache = false; },
                             "Do not flush the cache before each sample (warm-cache timing)");
   auto* isolation = cmd->add_option_group("Isolation", "How crashes and hangs are contained");
-  isolation->add_option("--watchdog", s.watchdog_s, "Seconds a configuration may run before it is killed and recorded `timeout`")
+  isolation->add_option("--watchdog", s.watchdog_s, "Seconds a configuration may run before it is killed and recorded `timeout` (> 0)")
+      ->check(greater_than_zero())
       ->capture_default_str();
   isolation->add_flag_function("--no-isolate", [&s](std::int64_t) { s.isolate = false; },
                                "Run in this process instead of a worker process (a crash then ends the sweep)");
+  // Checked once both are parsed, whichever order they came in.
+  cmd->parse_complete_callback([&s] {
+    if (s.timing.max_samples < s.timing.min_samples)
+      throw CLI::ValidationError("--max-samples", fmt::format("{} is less than --min-samples {}", s.timing.max_samples,
+                                                              s.timing.min_samples));
+  });
 }
 
 std::string command_line(int argc, char** argv) {

@@ -1,5 +1,6 @@
 // attn-tune compile: every configuration compiled, nothing run, with registers,
 // spills, shared memory and occupancy. Needs no GPU for CUDA.
+#include <regex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -12,6 +13,16 @@
 
 namespace attn::cli {
 namespace {
+
+// The spec loader's pattern for cuda_arch: a typo is a usage error, not a compile failure per configuration.
+CLI::Validator cuda_arch_validator() {
+  return CLI::Validator(
+      [](const std::string& arch) {
+        if (std::regex_match(arch, std::regex("sm_[0-9]+a?"))) return std::string();
+        return fmt::format("'{}' is not a CUDA architecture: expected sm_XX or sm_XXa (e.g. sm_80, sm_90, sm_90a)", arch);
+      },
+      "sm_XX|sm_XXa");
+}
 
 std::string optional_text(const std::optional<long long>& v) { return v ? std::to_string(*v) : "-"; }
 
@@ -58,7 +69,9 @@ void add_compile_command(CLI::App& app, Context& ctx) {
   static bool json = false;
   options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   cmd->add_option("specs", spec_paths, "Sweep specs (configs/*.json); configurations they share compile once")->required();
-  cmd->add_option("--arch", options.arch, "CUDA architecture when compiling without a device (the spec's cuda_arch wins)")
+  cmd->add_option("--arch", options.arch,
+                  "CUDA architecture when compiling without a device, sm_XX or sm_XXa (the spec's cuda_arch wins)")
+      ->check(cuda_arch_validator())
       ->capture_default_str();
   cmd->add_option("-d,--device", options.device_id, "Compile on this device instead (any backend)");
   cmd->add_option("-s,--shape", shapes, "Shapes: names and/or field overrides, as for sweep");

@@ -27,7 +27,7 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-s,--shape", opt.shape_selection,
                   "Shapes to run: names (prefill-512,decode-4k) and/or field overrides (Nq=2048,causal=1)");
   cmd->add_option("-k,--kernel", opt.kernels, "Only these kernels of the spec (repeatable)");
-  cmd->add_option("-o,--out", opt.out, "Leaderboard file (default: results/<spec>.<device>.json)");
+  cmd->add_option("-o,--out", opt.out, "Leaderboard file (default: runs/<spec>.<device>.json; runs/ is not committed)");
   cmd->add_flag("--resume", opt.resume, "Continue the sweep recorded in the journal next to --out");
   cmd->add_flag("--overwrite", opt.overwrite, "Start over even if an unfinished journal exists");
   cmd->add_flag("--keep-going", opt.keep_going,

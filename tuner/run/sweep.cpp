@@ -55,7 +55,7 @@ std::string slug(const std::string& s) {
 }  // namespace
 
 std::filesystem::path default_leaderboard_path(const std::string& spec_name, const std::string& device_name) {
-  return std::filesystem::path("results") / fmt::format("{}.{}.json", spec_name, slug(device_name));
+  return std::filesystem::path("runs") / fmt::format("{}.{}.json", spec_name, slug(device_name));
 }
 
 namespace {

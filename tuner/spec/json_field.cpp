@@ -1,5 +1,7 @@
 #include "tuner/spec/json_field.hpp"
 
+#include <climits>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -70,6 +72,8 @@ std::vector<JsonField> JsonField::elements() const {
 
 long long JsonField::integer() const {
   if (!value_->is_number_integer()) fail(fmt::format("expected an integer, got {}", type_name(*value_)));
+  if (value_->is_number_unsigned() && value_->get<unsigned long long>() > static_cast<unsigned long long>(LLONG_MAX))
+    fail("integer out of range (more than 64 bits)");
   return value_->get<long long>();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -11,6 +12,36 @@
 #include "tuner/ops/operation.hpp"
 
 namespace attn {
+namespace {
+
+// KEY=TEXT for a numeric field: integers as 64-bit without wrapping, then within what kernels take.
+nlohmann::json parse_shape_value(const ShapeField& f, const std::string& text) {
+  const char* end = text.data() + text.size();
+  if (f.type == ShapeField::Type::Integer) {
+    long long value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec == std::errc::result_out_of_range)
+      throw UsageError(fmt::format("--shape: {}={} is out of range (at most {})", f.name, text, kMaxShapeInteger));
+    if (ec != std::errc() || ptr != end) throw UsageError(fmt::format("--shape: {}={}: expected an integer", f.name, text));
+    if (const std::string problem = shape_integer_problem(value); !problem.empty())
+      throw UsageError(fmt::format("--shape: {}={}: {}", f.name, text, problem));
+    return value;
+  }
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value))
+    throw UsageError(fmt::format("--shape: {}={}: expected a number", f.name, text));
+  return value;
+}
+
+}  // namespace
+
+std::string shape_integer_problem(long long value) {
+  if (value < kMinShapeInteger || value > kMaxShapeInteger)
+    return fmt::format("out of range: shape integers reach kernels as 32-bit int ({} to {})", kMinShapeInteger,
+                       kMaxShapeInteger);
+  return {};
+}
 
 void select_shapes(Spec& spec, const std::string& selection) {
   if (selection.empty()) return;
@@ -47,14 +78,7 @@ void select_shapes(Spec& spec, const std::string& selection) {
             throw UsageError(fmt::format("--shape: {}={} is not one of: {}", key, text, fmt::join(f->choices, ", ")));
           shape.fields[key] = text;
         } else {
-          double value = 0;
-          const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-          if (ec != std::errc() || ptr != text.data() + text.size() ||
-              (f->type == ShapeField::Type::Integer && value != static_cast<long long>(value)))
-            throw UsageError(fmt::format("--shape: {}={}: expected {}", key, text,
-                                         f->type == ShapeField::Type::Integer ? "an integer" : "a number"));
-          if (f->type == ShapeField::Type::Integer) shape.fields[key] = static_cast<long long>(value);
-          else shape.fields[key] = value;
+          shape.fields[key] = parse_shape_value(*f, text);
         }
       }
       if (const std::string problem = op.check_shape(shape.fields); !problem.empty())

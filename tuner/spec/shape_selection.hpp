@@ -2,6 +2,8 @@
 // e.g. `--shape prefill-512,decode-4k` or `--shape Nq=2048,Nkv=2048,causal=1`.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "tuner/spec/spec.hpp"
@@ -12,5 +14,11 @@ namespace attn {
 // override fields of every kept shape (renamed "name[K=V,...]") and are
 // validated as the spec's own shapes are. Throws UsageError.
 void select_shapes(Spec& spec, const std::string& selection);
+
+// Integer shape fields reach kernels as 4-byte int (kernels/common/*_params.h).
+inline constexpr long long kMinShapeInteger = std::numeric_limits<std::int32_t>::min();
+inline constexpr long long kMaxShapeInteger = std::numeric_limits<std::int32_t>::max();
+// Why VALUE cannot be an integer shape field, or empty.
+std::string shape_integer_problem(long long value);
 
 }  // namespace attn

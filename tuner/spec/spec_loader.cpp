@@ -12,6 +12,7 @@
 #include "tuner/core/identifier.hpp"
 #include "tuner/ops/operation.hpp"
 #include "tuner/spec/json_field.hpp"
+#include "tuner/spec/shape_selection.hpp"
 #include "tuner/spec/spec_document.hpp"
 
 namespace attn {
@@ -72,7 +73,12 @@ nlohmann::json load_shape(const JsonField& f, const Operation& op) {
       continue;
     }
     switch (field.type) {
-      case ShapeField::Type::Integer: out[field.name] = given->integer(); break;
+      case ShapeField::Type::Integer: {
+        const long long value = given->integer();
+        if (const std::string problem = shape_integer_problem(value); !problem.empty()) given->fail(problem);
+        out[field.name] = value;
+        break;
+      }
       case ShapeField::Type::Number: out[field.name] = given->number(); break;
       case ShapeField::Type::Choice: {
         const std::string s = given->string();
