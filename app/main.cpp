@@ -1,5 +1,8 @@
 // attn-tune: JIT-compile, verify, time and rank attention kernel configurations.
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -8,6 +11,40 @@
 #include "commands.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/version.hpp"
+
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+bool is_subcommand(CLI::App& app, const std::string& word) {
+  return !app.get_subcommands([&](CLI::App* s) { return s->check_name(word); }).empty();
+}
+
+// "attn-tune swep": the visible subcommand within two edits of WORD, or empty.
+std::string closest_subcommand(CLI::App& app, const std::string& word) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); })) {
+    const std::size_t d = edit_distance(word, sub->get_name());
+    if (d < best_distance) best = sub->get_name(), best_distance = d;
+  }
+  return best;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace attn;
@@ -40,6 +77,12 @@ int main(int argc, char** argv) {
 
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());
+    return cli::kExitUsage;
+  }
+  if (const std::string first = argv[1]; !first.starts_with('-') && !is_subcommand(app, first)) {
+    const std::string suggestion = closest_subcommand(app, first);
+    fmt::print(stderr, "attn-tune: unknown command '{}'{} (`attn-tune --help` lists the commands)\n", first,
+               suggestion.empty() ? "" : fmt::format(": did you mean '{}'?", suggestion));
     return cli::kExitUsage;
   }
   try {

@@ -3,6 +3,7 @@
 # attn-tune, lists the devices and sweeps seed 004's flash attention kernel
 # (combinations A-H and more) on the best device present. On a machine whose
 # best device is the CPU (PoCL) it sweeps the small shapes, which take minutes.
+# The leaderboard goes to runs/ (ignored by git; results/ holds committed ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

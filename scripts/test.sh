@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 cmake --preset ci
 cmake --build --preset ci -j "$jobs"
-ctest --preset ci -j "$jobs" "$@"
+# --progress prints each test as it finishes, so CI logs keep moving; failed tests show their output.
+ctest --preset ci -j "$jobs" --progress --output-on-failure "$@"
