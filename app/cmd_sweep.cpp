@@ -3,7 +3,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "tuner/check/determinism_summary.hpp"
+#include "tuner/run/determinism_summary.hpp"
 #include "tuner/run/leaderboard.hpp"
 #include "tuner/run/sweep.hpp"
 

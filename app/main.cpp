@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "tuner/check/checks.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/version.hpp"
 
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   using namespace attn;
   spdlog::set_pattern("%^%l%$: %v");
   spdlog::set_level(spdlog::level::warn);
+  register_checks();  // sweeps and workers run the determinism checks when asked
 
   CLI::App app{
       "attn-tune: an autotuner and benchmark for attention GPU kernels.\n"

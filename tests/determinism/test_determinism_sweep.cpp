@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/test_support.hpp"
+#include "tuner/check/checks.hpp"
 #include "tuner/run/config_runner.hpp"
 #include "tuner/run/leaderboard.hpp"
 #include "tuner/run/sweep.hpp"
@@ -79,6 +80,7 @@ TEST(DeterminismSweep, RequiredChecksDecideTheRankingAndTheCostIsReported) {
 }
 
 TEST(DeterminismSweep, WithoutRequireEverythingRanksAndStillShowsTheCost) {
+  register_checks();  // in this process: the checks a program registers at start-up
   test::TempDir dir;
   SweepOptions opt;
   opt.spec_path = test::data("determinism/nondeterministic.json");

@@ -150,15 +150,4 @@ nlohmann::json mismatch_json(const BitwiseDiff& diff, const ComparedSides& sides
   return j;
 }
 
-std::string mismatch_summary(const nlohmann::json& m) {
-  auto value = [](const nlohmann::json& v) { return v.is_number() ? fmt::format("{:.9g}", v.get<double>()) : std::string("NaN"); };
-  const auto& ulps = m.at("ulps");
-  const std::string distance = ulps.is_null() ? "NaN involved" : fmt::format("{} ulp{}", ulps.get<std::uint64_t>(),
-                                                                              ulps.get<std::uint64_t>() == 1 ? "" : "s");
-  const auto n = m.value("differing_elements", std::size_t{1});
-  return fmt::format("{}: {} ({}) vs {} ({}), {}; {} element{} differ{}", m.at("element").get<std::string>(),
-                     value(m.at("reference_value")), m.at("reference").get<std::string>(), value(m.at("compared_value")),
-                     m.at("compared").get<std::string>(), distance, n, n == 1 ? "" : "s", n == 1 ? "s" : "");
-}
-
 }  // namespace attn

@@ -69,7 +69,4 @@ struct ComparedSides {
 // side), both values and bit patterns, the ulp distance, and how many differ.
 nlohmann::json mismatch_json(const BitwiseDiff& diff, const ComparedSides& sides);
 
-// One line for tables and logs: "o[b=32,h=1,i=0,d=17]: 0.1234567 (B=1) vs 0.1234568 (B=33), 1 ulp; 12 elements differ".
-std::string mismatch_summary(const nlohmann::json& mismatch);
-
 }  // namespace attn

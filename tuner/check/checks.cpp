@@ -4,6 +4,7 @@
 
 #include "tuner/check/determinism_check.hpp"
 #include "tuner/run/evaluator.hpp"
+#include "tuner/run/evaluator_setup.hpp"
 
 namespace attn {
 
@@ -24,5 +25,7 @@ void install_checks(Evaluator& evaluator) {
     result.checks.update(check_determinism(*shapes, kernel, job.config, ev.spec().shape(job.shape).fields, options));
   });
 }
+
+void register_checks() { set_evaluator_setup(install_checks); }
 
 }  // namespace attn

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "tuner/run/determinism_summary.hpp"
+
 namespace attn {
 namespace {
 

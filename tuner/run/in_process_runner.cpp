@@ -1,10 +1,10 @@
 #include <algorithm>
 
 #include "tuner/backend/registry.hpp"
-#include "tuner/check/checks.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/run/config_runner.hpp"
 #include "tuner/run/evaluator.hpp"
+#include "tuner/run/evaluator_setup.hpp"
 
 namespace attn {
 namespace {
@@ -13,7 +13,7 @@ class InProcessRunner final : public ConfigRunner {
  public:
   InProcessRunner(const Spec& spec, const std::string& device_id, const RunSettings& settings)
       : device_(open_device(device_id)), evaluator_(spec, *device_, settings) {
-    install_checks(evaluator_);
+    set_up_evaluator(evaluator_);
   }
 
   ConfigResult run(const Job& job) override {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "tuner/check/determinism_summary.hpp"
+#include "tuner/run/determinism_summary.hpp"
 #include "tuner/core/sha256.hpp"
 #include "tuner/core/source_identity.hpp"
 #include "tuner/core/version.hpp"

@@ -10,10 +10,10 @@
 #include <spdlog/spdlog.h>
 
 #include "tuner/backend/registry.hpp"
-#include "tuner/check/checks.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/run/config_runner.hpp"
 #include "tuner/run/evaluator.hpp"
+#include "tuner/run/evaluator_setup.hpp"
 #include "tuner/spec/shape_selection.hpp"
 #include "tuner/spec/spec_loader.hpp"
 
@@ -42,7 +42,7 @@ int serve_worker(const std::filesystem::path& spec_path, const std::string& shap
     select_shapes(*spec, shape_selection);
     device = open_device(device_id);
     evaluator = std::make_unique<Evaluator>(*spec, *device, settings);
-    install_checks(*evaluator);
+    set_up_evaluator(*evaluator);
   } catch (const std::exception& e) {
     reply(fd, {{"type", "fatal"}, {"message", e.what()}});
     return 2;

@@ -37,4 +37,7 @@ std::string checks_cell(const nlohmann::json& entry);
 // The table's line for a group's summary: "determinism: fastest passing ... = 1.12x the fastest".
 std::string determinism_summary_line(const nlohmann::json& summary);
 
+// One line for tables and logs: "o[b=32,h=1,i=0,d=17]: 0.1234567 (B=1) vs 0.1234568 (B=33), 1 ulp; 12 elements differ".
+std::string mismatch_summary(const nlohmann::json& mismatch);
+
 }  // namespace attn

@@ -1,11 +1,10 @@
-#include "tuner/check/determinism_summary.hpp"
+#include "tuner/run/determinism_summary.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "tuner/check/bitwise_compare.hpp"
 #include "tuner/core/error.hpp"
 
 namespace attn {
@@ -115,6 +114,17 @@ std::string determinism_summary_line(const nlohmann::json& s) {
                      criterion, pass.at("key").get<std::string>(), pass.at("median_ms").get<double>(),
                      all.at("key").get<std::string>(), all.at("median_ms").get<double>(), s.at("cost").get<double>(),
                      s.at("passing").get<int>(), s.at("checked").get<int>());
+}
+
+std::string mismatch_summary(const nlohmann::json& m) {
+  auto value = [](const nlohmann::json& v) { return v.is_number() ? fmt::format("{:.9g}", v.get<double>()) : std::string("NaN"); };
+  const auto& ulps = m.at("ulps");
+  const std::string distance = ulps.is_null() ? "NaN involved" : fmt::format("{} ulp{}", ulps.get<std::uint64_t>(),
+                                                                              ulps.get<std::uint64_t>() == 1 ? "" : "s");
+  const auto n = m.value("differing_elements", std::size_t{1});
+  return fmt::format("{}: {} ({}) vs {} ({}), {}; {} element{} differ{}", m.at("element").get<std::string>(),
+                     value(m.at("reference_value")), m.at("reference").get<std::string>(), value(m.at("compared_value")),
+                     m.at("compared").get<std::string>(), distance, n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 }
 
 }  // namespace attn
