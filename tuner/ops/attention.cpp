@@ -13,7 +13,7 @@
 #include "tuner/core/half.hpp"
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/attention_reference.hpp"
-#include "tuner/ops/parallel_for.hpp"
+#include "tuner/core/parallel_for.hpp"
 #include "tuner/ops/row_verification.hpp"
 
 namespace attn {

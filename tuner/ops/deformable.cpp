@@ -11,7 +11,7 @@
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/deformable_reference.hpp"
 #include "tuner/ops/deformable_shape.hpp"
-#include "tuner/ops/parallel_for.hpp"
+#include "tuner/core/parallel_for.hpp"
 #include "tuner/ops/row_verification.hpp"
 
 namespace attn {

@@ -10,7 +10,7 @@
 #include "tuner/ops/linear_attention_examples.hpp"
 #include "tuner/ops/linear_attention_reference.hpp"
 #include "tuner/ops/row_verification.hpp"
-#include "tuner/ops/parallel_for.hpp"
+#include "tuner/core/parallel_for.hpp"
 
 namespace attn {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tuner/ops/parallel_for.hpp"
+#include "tuner/core/parallel_for.hpp"
 
 namespace attn {
 

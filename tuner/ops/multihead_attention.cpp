@@ -9,7 +9,7 @@
 #include "tuner/ops/multihead_examples.hpp"
 #include "tuner/ops/multihead_reference.hpp"
 #include "tuner/ops/row_verification.hpp"
-#include "tuner/ops/parallel_for.hpp"
+#include "tuner/core/parallel_for.hpp"
 
 namespace attn {
 namespace {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/rng.hpp"
-#include "tuner/ops/parallel_for.hpp"
+#include "tuner/core/parallel_for.hpp"
 #include "tuner/ops/row_verification.hpp"
 #include "tuner/ops/similarity_reference.hpp"
 #include "tuner/ops/similarity_shape.hpp"

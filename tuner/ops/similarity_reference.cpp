@@ -1,6 +1,6 @@
 #include "tuner/ops/similarity_reference.hpp"
 
-#include "tuner/ops/parallel_for.hpp"
+#include "tuner/core/parallel_for.hpp"
 
 namespace attn {
 

@@ -1,21 +1,17 @@
 #include "tuner/run/compile_report.hpp"
 
-#include <atomic>
-#include <mutex>
-#include <thread>
+#include <algorithm>
 
 #include <fmt/format.h>
 
+#include "tuner/backend/offline_compiler.hpp"
 #include "tuner/backend/registry.hpp"
 #include "tuner/core/compiler_log.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/parallel_for.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/run/launch_plan.hpp"
 #include "tuner/run/run_plan.hpp"
-#ifdef ATTN_TUNE_WITH_CUDA
-#include "tuner/backend/cuda/cuda_device.hpp"
-#include "tuner/backend/cuda/occupancy.hpp"
-#endif
 
 namespace attn {
 namespace {
@@ -87,15 +83,14 @@ nlohmann::json CompileReport::to_json() const {
 CompileReport compile_spec(const Spec& spec, const CompileOptions& options, CompileCache* cache) {
   CompileReport report;
   std::unique_ptr<Device> device;
+  const OfflineCompiler* offline = nullptr;  // without --device
   if (!options.device_id.empty()) {
     device = open_device(require_device(options.device_id));
     report.backend = device->info().backend;
     report.arch = device->info().arch;
   } else {
-#ifndef ATTN_TUNE_WITH_CUDA
-    throw UsageError("this attn-tune was built without the CUDA backend: compile needs --device to compile OpenCL kernels");
-#endif
-    report.backend = "cuda";
+    offline = &offline_compiler();
+    report.backend = offline->backend();
     report.arch = spec.cuda_arch.empty() ? options.arch : spec.cuda_arch;
   }
   if (!spec.sources.contains(report.backend))
@@ -142,7 +137,7 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
   report.kernels_not_on_backend = run_plan.kernels_not_on_backend();
   report.exclusions = run_plan.exclusions();
 
-  // Compile: NVRTC is thread-safe; a device compiles one at a time.
+  // Compile each distinct request once.
   std::vector<Compilation*> work;
   for (auto& [_, c] : compilations) {
     if (cache && !device) {
@@ -156,28 +151,18 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
     }
     work.push_back(&c);
   }
-  std::atomic<std::size_t> next{0};
   auto compile_one = [&](Compilation& c) {
     try {
-#ifdef ATTN_TUNE_WITH_CUDA
-      c.program = device ? device->compile(c.request) : compile_cuda_offline(c.request);
-#else
-      c.program = device->compile(c.request);
-#endif
+      c.program = device ? device->compile(c.request) : offline->compile(c.request);
     } catch (const CompileError& e) {
       const std::string line = first_error_line(e.log());
       c.error = line.empty() ? e.what() : line;
       c.log = e.log();
     }
   };
-  const int jobs = device ? 1 : std::max(1, options.jobs);
-  {
-    std::vector<std::jthread> pool;
-    for (int t = 0; t < jobs; ++t)
-      pool.emplace_back([&] {
-        for (std::size_t i = next++; i < work.size(); i = next++) compile_one(*work[i]);
-      });
-  }
+  // NVRTC is thread-safe; a device compiles one at a time.
+  parallel_for(work.size(), [&](std::size_t i) { compile_one(*work[i]); },
+               device ? 1 : static_cast<std::size_t>(std::max(1, options.jobs)));
   report.compiles = static_cast<int>(work.size());
   if (cache && !device)
     for (const Compilation* c : work) cache->put(CompileCache::key(c->request), {c->program, c->error, c->log});
@@ -197,17 +182,8 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
     for (const auto& entry : plans[i].second.entries) c.resources[entry] = comp.program->resources(entry);
     for (const auto& launch : plans[i].second.launches) {
       KernelResources& r = c.resources[launch.entry];
-      if (device) {
-        device->describe_launch(*comp.program, launch, r);
-        continue;
-      }
-#ifdef ATTN_TUNE_WITH_CUDA
-      if (const ArchLimits* limits = find_arch_limits(report.arch))
-        if (const auto occ = theoretical_occupancy(*limits, r, launch)) {
-          r.theoretical_occupancy = occ->occupancy;
-          r.occupancy_limited_by = occ->limited_by;
-        }
-#endif
+      if (device) device->describe_launch(*comp.program, launch, r);
+      else offline->describe_launch(report.arch, launch, r);
     }
   }
   return report;

@@ -14,6 +14,7 @@
 
 #include "tuner/backend/cuda/cuda_driver.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/parallel_for.hpp"
 
 namespace attn {
 namespace cuda_detail {
@@ -328,21 +329,13 @@ void CudaDevice::precompile(const std::vector<CompileRequest>& requests) {
   for (const auto& r : requests)
     if (!precompiled_.contains(nvrtc_cache_key(r, arch_of(r)))) todo.push_back(&r);
   std::vector<std::optional<NvrtcResult>> results(todo.size());
-  std::atomic<std::size_t> next{0};
-  {
-    std::vector<std::jthread> pool;
-    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), todo.size()));
-    for (unsigned w = 0; w < workers; ++w)
-      pool.emplace_back([&] {
-        for (std::size_t i = next++; i < todo.size(); i = next++) {
-          try {
-            results[i] = nvrtc_compile(*todo[i], arch_of(*todo[i]));
-          } catch (const std::exception&) {
-            // compile() compiles it again and reports the error with its log.
-          }
-        }
-      });
-  }
+  parallel_for(todo.size(), [&](std::size_t i) {
+    try {
+      results[i] = nvrtc_compile(*todo[i], arch_of(*todo[i]));
+    } catch (const std::exception&) {
+      // compile() compiles it again and reports the error with its log.
+    }
+  });
   for (std::size_t i = 0; i < todo.size(); ++i)
     if (results[i]) precompiled_.emplace(nvrtc_cache_key(*todo[i], arch_of(*todo[i])), std::move(*results[i]));
 }

@@ -1,4 +1,6 @@
-// Runs body(i) for i in [0, n) on every hardware thread (CPU references).
+// The one thread pool: runs body(i) for i in [0, n) on up to WORKERS threads
+// (0: every hardware thread), each taking the next index as it finishes one.
+// CPU references, parallel NVRTC compilations and offline compiles use it.
 #pragma once
 
 #include <algorithm>
@@ -10,8 +12,9 @@
 namespace attn {
 
 template <class Body>
-void parallel_for(std::size_t n, Body&& body) {
-  const std::size_t workers = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), n);
+void parallel_for(std::size_t n, Body&& body, std::size_t workers = 0) {
+  if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
+  workers = std::min(workers, n);
   if (workers <= 1) {
     for (std::size_t i = 0; i < n; ++i) body(i);
     return;

@@ -1,0 +1,38 @@
+#include "tuner/backend/offline_compiler.hpp"
+
+#include "tuner/core/error.hpp"
+#ifdef ATTN_TUNE_WITH_CUDA
+#include "tuner/backend/cuda/cuda_device.hpp"
+#include "tuner/backend/cuda/occupancy.hpp"
+#endif
+
+namespace attn {
+namespace {
+
+#ifdef ATTN_TUNE_WITH_CUDA
+class NvrtcOfflineCompiler final : public OfflineCompiler {
+ public:
+  std::string backend() const override { return "cuda"; }
+  std::unique_ptr<Program> compile(const CompileRequest& request) const override { return compile_cuda_offline(request); }
+  void describe_launch(const std::string& arch, const Launch& launch, KernelResources& r) const override {
+    if (const ArchLimits* limits = find_arch_limits(arch))
+      if (const auto occ = theoretical_occupancy(*limits, r, launch)) {
+        r.theoretical_occupancy = occ->occupancy;
+        r.occupancy_limited_by = occ->limited_by;
+      }
+  }
+};
+#endif
+
+}  // namespace
+
+const OfflineCompiler& offline_compiler() {
+#ifdef ATTN_TUNE_WITH_CUDA
+  static const NvrtcOfflineCompiler compiler;
+  return compiler;
+#else
+  throw UsageError("this attn-tune was built without the CUDA backend: compile needs --device to compile OpenCL kernels");
+#endif
+}
+
+}  // namespace attn

@@ -1,0 +1,27 @@
+// Compiling without a device: a backend that can compile for a named
+// architecture with no driver or GPU present (CUDA through NVRTC and ptxas'
+// report) offers it here, so that `compile` needs no backend #ifdef.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tuner/backend/device.hpp"
+
+namespace attn {
+
+class OfflineCompiler {
+ public:
+  virtual ~OfflineCompiler() = default;
+  virtual std::string backend() const = 0;  // the spec source it compiles: "cuda"
+  // Safe to call from several threads at once. Throws CompileError with the log.
+  virtual std::unique_ptr<Program> compile(const CompileRequest& request) const = 0;
+  // Theoretical occupancy of LAUNCH on ARCH into RESOURCES, when the architecture's limits are known.
+  virtual void describe_launch(const std::string& arch, const Launch& launch, KernelResources& resources) const = 0;
+};
+
+// The offline compiler built into this attn-tune; throws UsageError saying why
+// there is none (built without the CUDA backend).
+const OfflineCompiler& offline_compiler();
+
+}  // namespace attn
