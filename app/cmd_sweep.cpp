@@ -6,6 +6,7 @@
 #include "tuner/run/determinism_summary.hpp"
 #include "tuner/run/leaderboard.hpp"
 #include "tuner/run/sweep.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace attn::cli {
 
@@ -41,16 +42,19 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
                   "cache-growth (implies --check determinism)")->delimiter(',');
   cmd->add_option("--check-batch-sizes", opt.settings.determinism.batch_sizes, "Batch sizes compared with B=1")
       ->delimiter(',')->capture_default_str();
-  cmd->add_option("--strategy", opt.search.strategy,
-                  "exhaustive (every configuration and preset), or a search per (kernel, shape): random, annealing, "
-                  "genetic, surrogate (docs/search.md)")->check(CLI::IsMember(strategy_names()))->capture_default_str();
+  auto* strategy = cmd->add_option("--strategy", opt.search.strategy,
+                  fmt::format("exhaustive (every configuration and preset), or a search per (kernel, shape): random, "
+                              "annealing, genetic, surrogate (docs/search.md); with a budget, the default is {}",
+                              kDefaultSearchStrategy))->check(CLI::IsMember(strategy_names()));
   cmd->add_option("--budget-evals", opt.search.budget.evaluations, "A search's configurations per (kernel, shape); 0: no limit")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--budget-time", opt.search.budget.seconds, "A search's seconds per (kernel, shape); 0: no limit")
       ->check(CLI::NonNegativeNumber);
   add_run_options(cmd, opt.settings);
-  cmd->callback([&ctx] {
+  cmd->callback([&ctx, strategy] {
     opt.command_line = ctx.command_line;
+    const bool budget = opt.search.budget.evaluations > 0 || opt.search.budget.seconds > 0;
+    if (strategy->count() == 0) opt.search.strategy = budget ? kDefaultSearchStrategy : "exhaustive";
     for (const auto& name : require) opt.settings.determinism.require.push_back(determinism_check_name(name));
     opt.settings.determinism.enabled = !checks.empty() || !require.empty();
     Progress progress = Progress::for_stderr(quiet);

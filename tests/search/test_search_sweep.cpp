@@ -120,6 +120,19 @@ TEST(SearchSweep, ResumeWithALargerBudgetContinuesTheSearchExactly) {
   }
 }
 
+TEST(SearchSweep, ABudgetWithoutAStrategySearchesWithTheDefaultStrategy) {
+  test::TempDir dir;
+  const fs::path out = dir / "default.json";
+  const auto r = test::run_cli({"sweep", "tests/data/search_space.json", "--device", "opencl:0:0", "--out", out.string(),
+                                "--budget-evals", "3", "--seed", "5", "--min-samples", "3", "--max-time", "0.05",
+                                "--no-isolate", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The surrogate's first proposals (its random initial design) do not depend on the measured times.
+  ASSERT_EQ(sweep(dir / "surrogate.json", "surrogate", 3).exit_code, 0);
+  EXPECT_EQ(journal_order(out), journal_order(dir / "surrogate.json"));
+  EXPECT_EQ(journal_order(out).size(), 6u);
+}
+
 TEST(SearchSweep, AnUnknownStrategyIsAUsageError) {
   test::TempDir dir;
   const auto r = sweep(dir / "x.json", "hillclimb", 3);

@@ -60,6 +60,11 @@ class Strategy {
   std::vector<Observation> history_;
 };
 
+// What `sweep --budget-evals/--budget-time` uses without --strategy: the
+// best geometric mean of evaluations to within 3% of the best in the
+// strategy benchmark (results/search/table.md).
+inline constexpr const char* kDefaultSearchStrategy = "surrogate";
+
 // "exhaustive", "random", "annealing", "genetic", "surrogate".
 const std::vector<std::string>& strategy_names();
 // Throws UsageError naming the known strategies for an unknown NAME.
