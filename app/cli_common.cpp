@@ -37,8 +37,15 @@ void add_run_options(CLI::App* cmd, RunSettings& s) {
   timing->add_option("--max-time", s.timing.max_time_s, "Seconds of sampling per configuration before giving up on the noise target")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  timing->add_flag_function("--no-flush", [&s](std::int64_t) { s.timing.flush_cache = false; },
-                            "Do not flush the cache before each sample (warm-cache timing)");
+  timing->add_option_function<std::string>(
+      "--timing", [&s](const std::string& name) { s.timing.policy = timing_policy_from_name(name); },
+      "Timing policy: cold (the cache evicted before each sample; default), warm, or graph (as cold, the launches "
+      "replayed from a CUDA graph; CUDA only). Results of different policies are never compared (docs/timing.md)");
+  timing->add_flag_function("--no-flush", [&s](std::int64_t) { s.timing.policy = TimingPolicy::warm; },
+                            "The same as --timing warm");
+  timing->add_option("--warmup-time", s.timing.warmup_s,
+                     "GPUs: seconds of untimed runs before sampling, so that sampling starts at the sustained clock")
+      ->capture_default_str();
   auto* isolation = cmd->add_option_group("Isolation", "How crashes and hangs are contained");
   isolation->add_option("--watchdog", s.watchdog_s, "Seconds a configuration may run before it is killed and recorded `timeout` (> 0)")
       ->check(greater_than_zero())

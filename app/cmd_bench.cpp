@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "bench_recheck.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "launch_bundle.hpp"
@@ -20,7 +21,8 @@ void add_bench_command(CLI::App& app, Context& ctx) {
   static std::string spec_path, device_id, shapes, kernel_name, preset, set, emit_dir;
   static bool json = false;
   static RunSettings settings;
-  cmd->add_option("spec", spec_path, "Sweep spec (configs/*.json)")->required();
+  static RecheckOptions recheck;
+  cmd->add_option("spec", spec_path, "Sweep spec (configs/*.json); with --recheck, instead of the recorded one");
   cmd->add_option("--set", set, "Parameter values, NAME=VALUE,... (the rest from --preset or the kernel's baseline)");
   cmd->add_option("--preset", preset, "Start from this preset of the kernel");
   cmd->add_option("-k,--kernel", kernel_name, "Kernel of the spec (default: the first)");
@@ -30,9 +32,25 @@ void add_bench_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--emit-launch", emit_dir,
                   "Run nothing: write to DIR what another harness needs to launch this configuration as attn-tune "
                   "does (launch.json, the NVRTC binary, the params bytes per shape; no device needed)");
+  auto* check = cmd->add_option_group("Recheck", "Re-time a leaderboard's best configurations (docs/timing.md)");
+  check->add_option("--recheck", recheck.leaderboard,
+                    "Re-time this leaderboard's --top configurations per (kernel, shape), interleaved, with its "
+                    "recorded settings; exit 1 when any median differs by more than --tolerance")
+      ->check(CLI::ExistingFile);
+  check->add_option("--top", recheck.top, "--recheck: configurations per (kernel, shape)")->capture_default_str();
+  check->add_option("--rounds", recheck.rounds, "--recheck: interleaved rounds (A B C A B C ...)")->capture_default_str();
+  check->add_option("--tolerance", recheck.tolerance_percent, "--recheck: largest difference that passes, in percent")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   settings.timing.min_samples = 30;
   add_run_options(cmd, settings);
   cmd->callback([&ctx] {
+    if (!recheck.leaderboard.empty()) {
+      recheck.spec = spec_path;
+      recheck.device = device_id;
+      ctx.exit_code = run_recheck_command(recheck);
+      return;
+    }
+    if (spec_path.empty()) throw UsageError("bench needs a spec (or --recheck LEADERBOARD)");
     const Spec spec =
         resolve_spec({spec_path, shapes, kernel_name.empty() ? std::vector<std::string>{} : std::vector{kernel_name}});
     const KernelSpec& kernel = single_kernel(spec, kernel_name);
@@ -72,6 +90,11 @@ void add_bench_command(CLI::App& app, Context& ctx) {
                  t.q3_ms, t.max_ms);
       fmt::print("  noise {:.2f}% over {} samples ({}converged, {:.2f} s)\n", 100 * t.rel_noise, t.samples,
                  t.converged ? "" : "not ", t.wall_s);
+      if (const auto& c = r.clocks)
+        fmt::print("  SM clock {:.0f} MHz (min {:.0f}, expected {:.0f}), power {:.0f} W, reasons: {}{}\n", c->sm_mhz_median,
+                   c->sm_mhz_min, c->expected_sm_mhz, c->power_w_median.value_or(0),
+                   c->reasons.empty() ? "none" : fmt::format("{}", fmt::join(c->reasons, ", ")),
+                   c->throttled ? "; THROTTLED" : "");
       fmt::print("  {:.1f} GFLOP/s   {:.2f} GB/s   compile {:.0f} ms\n", r.gflops, r.gbps, r.compile_ms);
       fmt::print("  verified: rel_l2 {:.3g}, max_abs {:.3g} over {} of {} rows\n", r.verify->rel_l2, r.verify->max_abs,
                  r.verify->rows_checked, r.verify->rows_total);

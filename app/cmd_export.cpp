@@ -14,6 +14,7 @@
 #include "tuner/export/header_writer.hpp"
 #include "tuner/export/leaderboard_reader.hpp"
 #include "tuner/export/t4_writer.hpp"
+#include "tuner/export/timing_policy_check.hpp"
 #include "tuner/export/tuning_table.hpp"
 
 namespace attn::cli {
@@ -82,6 +83,9 @@ void add_export_command(CLI::App& app, Context& ctx) {
       }
       return;
     }
+    std::vector<const Leaderboard*> timed;
+    for (const auto& lb : leaderboards) timed.push_back(&lb);
+    require_one_timing_policy(timed, "merge");
     if (opt.format == "defines") {
       if (opt.device.empty() || opt.shape.empty()) throw UsageError("--format defines needs --device and --shape");
       write_output(opt.out, write_defines(leaderboards, {opt.device, opt.shape, opt.kernel, ctx.command_line}));

@@ -24,7 +24,7 @@ nlohmann::json sweep_opencl(const std::vector<std::string>& kernels) {
   opt.settings.timing.warmup_runs = 0;
   opt.settings.timing.min_samples = 1;
   opt.settings.timing.max_time_s = 0.001;
-  opt.settings.timing.flush_cache = false;
+  opt.settings.timing.policy = TimingPolicy::warm;
   Progress quiet(stderr, false, true);
   return run_sweep(opt, quiet).leaderboard;
 }

@@ -1,6 +1,9 @@
 #include "tuner/backend/device.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "tuner/core/error.hpp"
 
 namespace attn {
 
@@ -63,6 +66,11 @@ nlohmann::json KernelResources::to_json() const {
   put("occupancy_limited_by", occupancy_limited_by);
   if (!compiler_notes.empty()) j["compiler_notes"] = compiler_notes;
   return j;
+}
+
+std::unique_ptr<CapturedRun> Device::capture(const Program&, const std::vector<Launch>&, const std::vector<KernelArg>&) {
+  throw UsageError(fmt::format("--timing graph needs CUDA graphs; device {} is an {} device (use --timing cold or warm)",
+                               info().id, info().backend));
 }
 
 }  // namespace attn

@@ -75,6 +75,17 @@ struct KernelResources {
   nlohmann::json to_json() const;
 };
 
+// A device's clocks, power and temperature right after a timed sample (NVML on
+// NVIDIA GPUs). Fields the device cannot say stay empty.
+struct ClockReading {
+  double sm_mhz = 0;
+  double expected_sm_mhz = 0;  // what it should run at under load (application or max clock); 0 unknown
+  std::optional<double> mem_mhz;
+  std::optional<double> power_w;
+  std::optional<double> temperature_c;
+  std::optional<std::vector<std::string>> reasons;  // why clocks are held down: "sw_power_cap", ...
+};
+
 class Program {
  public:
   virtual ~Program() = default;
@@ -112,6 +123,14 @@ struct Launch {
   std::uint64_t dynamic_shared_bytes = 0;
 };
 
+// A configuration's launches recorded once (a CUDA graph) and replayed.
+class CapturedRun {
+ public:
+  virtual ~CapturedRun() = default;
+  // Replays the whole sequence between two events; device milliseconds.
+  virtual double replay() = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -140,6 +159,17 @@ class Device {
   virtual void describe_launch(const Program& program, const Launch& launch, KernelResources& resources) {
     (void)program, (void)launch, (void)resources;
   }
+
+  // Whether capture() works here (CUDA graphs).
+  virtual bool can_capture() const { return false; }
+
+  // Records LAUNCHES with ARGS once for replay (their values are copied in).
+  // Throws UsageError where the backend has no such thing (can_capture()).
+  virtual std::unique_ptr<CapturedRun> capture(const Program& program, const std::vector<Launch>& launches,
+                                               const std::vector<KernelArg>& args);
+
+  // The clocks now; none where the device cannot say (no NVML, OpenCL).
+  virtual std::optional<ClockReading> read_clocks() { return std::nullopt; }
 
   // Evicts the device's last-level cache (writes a buffer larger than it), so the
   // next run starts cold, as an inference step does.

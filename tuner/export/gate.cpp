@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/export/timing_policy_check.hpp"
 
 namespace attn {
 namespace {
@@ -66,6 +67,7 @@ int GateReport::failures() const {
 GateReport run_gate(const GateInput& in) {
   if (!in.baseline) throw UsageError("the gate needs a baseline leaderboard");
   if (!in.candidate && !in.measure) throw UsageError("the gate needs a candidate leaderboard or a device to measure on");
+  if (in.candidate) require_one_timing_policy({in.baseline, in.candidate}, "compare");
 
   GateReport report;
   report.rules = in.rules;

@@ -31,8 +31,8 @@ std::string leaderboard_facts(const Leaderboard& lb) {
   fact("spec", fmt::format("<code>{}</code> · sha256 <code>{}</code>", esc(lb.spec_path), esc(lb.spec_sha256)));
   for (const auto& src : lb.sources)
     fact("source", fmt::format("{} <code>{}</code> · sha256 <code>{}</code>", esc(src.backend), esc(src.path), esc(src.sha256)));
-  fact("timing", fmt::format("cold L2: {} · {} warm-up · {}–{} samples until noise ≤ {:.2g}% or {} s · seed {}",
-                             t.flush_cache ? "yes" : "no (warm)", t.warmup_runs, t.min_samples, t.max_samples, 100 * t.max_noise,
+  fact("timing", fmt::format("policy {} · {} warm-up · {}–{} samples until noise ≤ {:.2g}% or {} s · seed {}",
+                             timing_policy_name(t.policy), t.warmup_runs, t.min_samples, t.max_samples, 100 * t.max_noise,
                              t.max_time_s, lb.settings.seed));
   fact("run", fmt::format("{} · attn-tune {} ({}){}", esc(lb.created_utc), esc(lb.attn_tune_version), esc(lb.git_commit),
                           lb.complete ? "" : " · <span class=\"pill bad\">incomplete: interrupted sweep</span>"));

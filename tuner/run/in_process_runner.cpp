@@ -51,6 +51,7 @@ std::vector<Job> ConfigRunner::take_upcoming(const std::string& shape) {
 
 std::unique_ptr<ConfigRunner> make_in_process_runner(const Spec& spec, const std::string& device_id,
                                                      const RunSettings& settings) {
+  require_timing_policy_runs_on(settings.timing, device_id);
   return std::make_unique<InProcessRunner>(spec, device_id, settings);
 }
 

@@ -75,6 +75,7 @@ nlohmann::json ConfigResult::to_json() const {
   if (!launches.empty()) j["launches"] = launches;
   if (workspace_bytes) j["workspace_bytes"] = workspace_bytes;
   if (timing) j["timing"] = timing->to_json();
+  if (clocks) j["clocks"] = clocks->to_json();
   if (timing) {
     j["gflops"] = gflops;
     j["gbps"] = gbps;
@@ -101,6 +102,7 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
   r.launches = j.value("launches", nlohmann::json::array());
   r.workspace_bytes = j.value("workspace_bytes", std::size_t{0});
   if (j.contains("timing")) r.timing = SampleStats::from_json(j.at("timing"));
+  if (j.contains("clocks")) r.clocks = ClockRecord::from_json(j.at("clocks"));
   r.gflops = j.value("gflops", 0.0);
   r.gbps = j.value("gbps", 0.0);
   r.flops = j.value("flops", 0.0);

@@ -10,6 +10,7 @@
 
 #include "tuner/backend/device.hpp"
 #include "tuner/ops/operation.hpp"
+#include "tuner/run/clock_record.hpp"
 #include "tuner/run/stats.hpp"
 #include "tuner/spec/spec.hpp"
 
@@ -57,6 +58,7 @@ struct ConfigResult {
   nlohmann::json launches = nlohmann::json::array();  // as run: entry, grid, block, shared_bytes
   std::size_t workspace_bytes = 0;
   std::optional<SampleStats> timing;
+  std::optional<ClockRecord> clocks;  // where the device reports clocks (NVML)
   double gflops = 0;   // FlashAttention's FLOP convention over the median time
   double gbps = 0;     // bytes each input read once and output written once, over the median
   std::string item_unit;  // the operation's own throughput unit ("pairs"), empty when none

@@ -173,6 +173,7 @@ void set_worker_executable(const fs::path& exe) { worker_executable_override() =
 
 std::unique_ptr<ConfigRunner> make_worker_runner(const Spec& spec, const std::string& device_id,
                                                  const RunSettings& settings, const std::string& shape_selection) {
+  require_timing_policy_runs_on(settings.timing, device_id);
   return std::make_unique<WorkerRunner>(spec, device_id, settings, shape_selection);
 }
 

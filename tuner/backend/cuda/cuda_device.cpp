@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "tuner/backend/cuda/cuda_driver.hpp"
 #include "tuner/core/error.hpp"
@@ -259,6 +260,14 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   ATTN_CU(cuStreamCreate(&state_->stream, CU_STREAM_DEFAULT));
   ATTN_CU(cuEventCreate(&state_->start, CU_EVENT_DEFAULT));
   ATTN_CU(cuEventCreate(&state_->stop, CU_EVENT_DEFAULT));
+
+  char bus_id[64] = {};
+  std::string why;
+  if (cu::driver().cuDeviceGetPCIBusId(bus_id, sizeof bus_id - 1, ctx_->device) == CUDA_SUCCESS)
+    nvml_ = NvmlDevice::open(bus_id, &why);
+  else
+    why = "cuDeviceGetPCIBusId failed";
+  if (!nvml_) spdlog::info("{}: no clock readings (NVML: {})", info_.id, why);
 }
 
 CudaDevice::~CudaDevice() = default;
@@ -445,68 +454,86 @@ CUfunction prepare(Module& m, const std::vector<std::string>& entries, const Lau
 
 }  // namespace
 
+struct CudaDevice::PreparedLaunches {
+  struct One {
+    CUfunction f;
+    unsigned int g[3], b[3];
+    unsigned int smem;
+  };
+  std::vector<One> launches;
+  std::vector<CUdeviceptr> pointers;  // params point into these and into the args' bytes
+  std::vector<void*> params;
+};
+
+CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program, const std::vector<Launch>& launches,
+                                                          const std::vector<KernelArg>& args) {
+  Module& m = module_of(program);
+  const auto& entries = static_cast<const CudaProgram&>(program).entries();
+  make_current();
+
+  // Kernel parameters: a pointer to each argument's value.
+  PreparedLaunches out;
+  out.pointers.assign(args.size(), 0);
+  out.params.assign(args.size(), nullptr);
+  std::vector<std::size_t> sizes(args.size(), 0);
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    if (args[a].buffer) {
+      const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
+      if (!b || b->ctx() != ctx_)
+        throw LaunchError(fmt::format("cuda: argument {} is a buffer of another device than {}", a, info_.id));
+      out.pointers[a] = b->ptr();
+      out.params[a] = &out.pointers[a];
+      sizes[a] = sizeof(CUdeviceptr);
+    } else if (!args[a].bytes.empty()) {
+      out.params[a] = const_cast<std::byte*>(args[a].bytes.data());
+      sizes[a] = args[a].bytes.size();
+    } else {
+      throw LaunchError(fmt::format("cuda: argument {} is neither a buffer nor a value", a));
+    }
+  }
+
+  out.launches.reserve(launches.size());
+  for (const Launch& l : launches) {
+    PreparedLaunches::One p{};
+    p.f = prepare(m, entries, l, info_);
+    const std::size_t i = static_cast<std::size_t>(std::find(entries.begin(), entries.end(), l.entry) - entries.begin());
+    if (const auto& want = m.param_sizes[i]) {
+      if (want->size() != args.size())
+        throw LaunchError(fmt::format("cuda: kernel '{}' takes {} arguments, {} given", l.entry,
+                                      want->size(), args.size()));
+      for (std::size_t a = 0; a < args.size(); ++a)
+        if ((*want)[a] != sizes[a])
+          throw LaunchError(fmt::format("cuda: argument {} of '{}' is {} bytes; the kernel's parameter "
+                                        "is {} bytes",
+                                        a, l.entry, sizes[a], (*want)[a]));
+    }
+    for (int d = 0; d < 3; ++d) {
+      p.g[d] = dim(l.grid[static_cast<std::size_t>(d)], "grid", d, l.entry);
+      p.b[d] = dim(l.block[static_cast<std::size_t>(d)], "block", d, l.entry);
+    }
+    p.smem = static_cast<unsigned int>(l.dynamic_shared_bytes);
+    out.launches.push_back(p);
+  }
+  return out;
+}
+
+void CudaDevice::enqueue(const PreparedLaunches& prepared) {
+  for (const auto& p : prepared.launches)
+    ATTN_CU_LAUNCH(cuLaunchKernel(p.f, p.g[0], p.g[1], p.g[2], p.b[0], p.b[1], p.b[2], p.smem, state_->stream,
+                                  const_cast<void**>(prepared.params.data()), nullptr));
+}
+
 double CudaDevice::run(const Program& program, const std::vector<Launch>& launches,
                        const std::vector<KernelArg>& args) {
   return guarded(lost_, lost_reason_, info_.id, [&]() -> double {
-    Module& m = module_of(program);
-    const auto& entries = static_cast<const CudaProgram&>(program).entries();
-    if (launches.empty()) return 0.0;
-    make_current();
-
-    // Kernel parameters: a pointer to each argument's value.
-    std::vector<CUdeviceptr> pointers(args.size(), 0);
-    std::vector<void*> params(args.size(), nullptr);
-    std::vector<std::size_t> sizes(args.size(), 0);
-    for (std::size_t a = 0; a < args.size(); ++a) {
-      if (args[a].buffer) {
-        const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
-        if (!b || b->ctx() != ctx_)
-          throw LaunchError(fmt::format("cuda: argument {} is a buffer of another device than {}", a, info_.id));
-        pointers[a] = b->ptr();
-        params[a] = &pointers[a];
-        sizes[a] = sizeof(CUdeviceptr);
-      } else if (!args[a].bytes.empty()) {
-        params[a] = const_cast<std::byte*>(args[a].bytes.data());
-        sizes[a] = args[a].bytes.size();
-      } else {
-        throw LaunchError(fmt::format("cuda: argument {} is neither a buffer nor a value", a));
-      }
+    if (launches.empty()) {
+      module_of(program);
+      return 0.0;
     }
-
-    struct Prepared {
-      CUfunction f;
-      unsigned int g[3], b[3];
-      unsigned int smem;
-    };
-    std::vector<Prepared> ready;
-    ready.reserve(launches.size());
-    for (const Launch& l : launches) {
-      Prepared p{};
-      p.f = prepare(m, entries, l, info_);
-      const std::size_t i = static_cast<std::size_t>(std::find(entries.begin(), entries.end(), l.entry) - entries.begin());
-      if (const auto& want = m.param_sizes[i]) {
-        if (want->size() != args.size())
-          throw LaunchError(fmt::format("cuda: kernel '{}' takes {} arguments, {} given", l.entry,
-                                        want->size(), args.size()));
-        for (std::size_t a = 0; a < args.size(); ++a)
-          if ((*want)[a] != sizes[a])
-            throw LaunchError(fmt::format("cuda: argument {} of '{}' is {} bytes; the kernel's parameter "
-                                          "is {} bytes",
-                                          a, l.entry, sizes[a], (*want)[a]));
-      }
-      for (int d = 0; d < 3; ++d) {
-        p.g[d] = dim(l.grid[static_cast<std::size_t>(d)], "grid", d, l.entry);
-        p.b[d] = dim(l.block[static_cast<std::size_t>(d)], "block", d, l.entry);
-      }
-      p.smem = static_cast<unsigned int>(l.dynamic_shared_bytes);
-      ready.push_back(p);
-    }
-
+    const PreparedLaunches prepared = prepare_launches(program, launches, args);
     CUstream s = state_->stream;
     ATTN_CU(cuEventRecord(state_->start, s));
-    for (const Prepared& p : ready)
-      ATTN_CU_LAUNCH(cuLaunchKernel(p.f, p.g[0], p.g[1], p.g[2], p.b[0], p.b[1], p.b[2], p.smem, s,
-                                    params.data(), nullptr));
+    enqueue(prepared);
     ATTN_CU(cuEventRecord(state_->stop, s));
     // Kernel faults surface here: sticky ones as DeviceLost.
     ATTN_CU_LAUNCH(cuEventSynchronize(state_->stop));
@@ -514,6 +541,75 @@ double CudaDevice::run(const Program& program, const std::vector<Launch>& launch
     ATTN_CU(cuEventElapsedTime(&ms, state_->start, state_->stop));
     return static_cast<double>(ms);
   });
+}
+
+// A captured graph; replays go through the device (its stream, events and
+// lost-context guard).
+class CudaCapturedRun final : public CapturedRun {
+ public:
+  CudaCapturedRun(CudaDevice& device, std::shared_ptr<Context> ctx, CUgraph graph, CUgraphExec exec)
+      : device_(device), ctx_(std::move(ctx)), graph_(graph), exec_(exec) {}
+  ~CudaCapturedRun() override {
+    ctx_->make_current_nothrow();
+    if (exec_) ATTN_CU_NOTHROW(cuGraphExecDestroy(exec_));
+    if (graph_) ATTN_CU_NOTHROW(cuGraphDestroy(graph_));
+  }
+  CudaCapturedRun(const CudaCapturedRun&) = delete;
+  CudaCapturedRun& operator=(const CudaCapturedRun&) = delete;
+
+  double replay() override { return device_.replay_graph(exec_); }
+
+ private:
+  CudaDevice& device_;
+  std::shared_ptr<Context> ctx_;
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;
+};
+
+std::unique_ptr<CapturedRun> CudaDevice::capture(const Program& program, const std::vector<Launch>& launches,
+                                                 const std::vector<KernelArg>& args) {
+  return guarded(lost_, lost_reason_, info_.id, [&]() -> std::unique_ptr<CapturedRun> {
+    const PreparedLaunches prepared = prepare_launches(program, launches, args);
+    CUstream s = state_->stream;
+    ATTN_CU(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    CUgraph graph = nullptr;
+    try {
+      enqueue(prepared);
+    } catch (const DeviceLost&) {
+      throw;
+    } catch (...) {
+      // End the capture so the stream is usable again; the partial graph is dropped.
+      if (cu::driver().cuStreamEndCapture(s, &graph) == CUDA_SUCCESS && graph) ATTN_CU_NOTHROW(cuGraphDestroy(graph));
+      throw;
+    }
+    ATTN_CU_LAUNCH(cuStreamEndCapture(s, &graph));
+    CUgraphExec exec = nullptr;
+    const CUresult r = cu::driver().cuGraphInstantiateWithFlags(&exec, graph, 0);
+    if (r != CUDA_SUCCESS) {
+      ATTN_CU_NOTHROW(cuGraphDestroy(graph));
+      cu::throw_error(r, "cuGraphInstantiateWithFlags(&exec, graph, 0)", __FILE__, __LINE__, cu::Failure::launch);
+    }
+    return std::make_unique<CudaCapturedRun>(*this, ctx_, graph, exec);
+  });
+}
+
+double CudaDevice::replay_graph(void* graph_exec) {
+  return guarded(lost_, lost_reason_, info_.id, [&]() -> double {
+    make_current();
+    CUstream s = state_->stream;
+    ATTN_CU(cuEventRecord(state_->start, s));
+    ATTN_CU_LAUNCH(cuGraphLaunch(static_cast<CUgraphExec>(graph_exec), s));
+    ATTN_CU(cuEventRecord(state_->stop, s));
+    ATTN_CU_LAUNCH(cuEventSynchronize(state_->stop));
+    float ms = 0;
+    ATTN_CU(cuEventElapsedTime(&ms, state_->start, state_->stop));
+    return static_cast<double>(ms);
+  });
+}
+
+std::optional<ClockReading> CudaDevice::read_clocks() {
+  if (!nvml_) return std::nullopt;
+  return nvml_->read();
 }
 
 void CudaDevice::flush_cache() {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tuner/backend/device.hpp"
+#include "tuner/backend/cuda/nvml.hpp"
 #include "tuner/backend/cuda/nvrtc_compiler.hpp"
 #include "tuner/backend/cuda/occupancy.hpp"
 
@@ -88,6 +89,15 @@ class CudaDevice final : public Device {
   double run(const Program& program, const std::vector<Launch>& launches,
              const std::vector<KernelArg>& args) override;
 
+  // The launches captured from the stream into a CUDA graph, instantiated once;
+  // each replay() is one cuGraphLaunch between two events.
+  bool can_capture() const override { return true; }
+  std::unique_ptr<CapturedRun> capture(const Program& program, const std::vector<Launch>& launches,
+                                       const std::vector<KernelArg>& args) override;
+
+  // NVML's reading of this GPU (found by PCI bus id); none without NVML.
+  std::optional<ClockReading> read_clocks() override;
+
   // Writes (cuMemsetD8Async) a buffer of twice the L2 size, allocated once, on
   // the stream the next run() uses.
   void flush_cache() override;
@@ -110,6 +120,12 @@ class CudaDevice final : public Device {
 
  private:
   struct State;
+  struct PreparedLaunches;
+  friend class CudaCapturedRun;
+  PreparedLaunches prepare_launches(const Program& program, const std::vector<Launch>& launches,
+                                    const std::vector<KernelArg>& args);
+  void enqueue(const PreparedLaunches& prepared);
+  double replay_graph(void* graph_exec);
   [[noreturn]] void throw_lost() const;
   void make_current() const;
   cuda_detail::Module& module_of(const Program& program) const;
@@ -122,6 +138,7 @@ class CudaDevice final : public Device {
   ArchLimits limits_;
   std::shared_ptr<cuda_detail::Context> ctx_;
   std::unique_ptr<State> state_;
+  std::unique_ptr<NvmlDevice> nvml_;  // null where NVML is missing
   bool lost_ = false;
   std::string lost_reason_;
 };

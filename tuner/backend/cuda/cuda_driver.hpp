@@ -65,7 +65,14 @@ namespace attn::cu {
   X(cuEventRecord)                                                                    \
   X(cuEventSynchronize)                                                               \
   X(cuEventElapsedTime)                                                               \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                      \
+  X(cuDeviceGetPCIBusId)                                                              \
+  X(cuStreamBeginCapture)                                                             \
+  X(cuStreamEndCapture)                                                               \
+  X(cuGraphInstantiateWithFlags)                                                      \
+  X(cuGraphLaunch)                                                                    \
+  X(cuGraphExecDestroy)                                                               \
+  X(cuGraphDestroy)
 
 struct DriverApi {
 #define ATTN_CU_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
