@@ -91,8 +91,8 @@ void add_bench_command(CLI::App& app, Context& ctx) {
       fmt::print("  noise {:.2f}% over {} samples ({}converged, {:.2f} s)\n", 100 * t.rel_noise, t.samples,
                  t.converged ? "" : "not ", t.wall_s);
       if (const auto& c = r.clocks)
-        fmt::print("  SM clock {:.0f} MHz (min {:.0f}, expected {:.0f}), power {:.0f} W, reasons: {}{}\n", c->sm_mhz_median,
-                   c->sm_mhz_min, c->expected_sm_mhz, c->power_w_median.value_or(0),
+        fmt::print("  SM clock {:.0f} MHz (min {:.0f}, expected {:.0f}){}, reasons: {}{}\n", c->sm_mhz_median, c->sm_mhz_min,
+                   c->expected_sm_mhz, c->power_w_median ? fmt::format(", power {:.0f} W", *c->power_w_median) : "",
                    c->reasons.empty() ? "none" : fmt::format("{}", fmt::join(c->reasons, ", ")),
                    c->throttled ? "; THROTTLED" : "");
       fmt::print("  {:.1f} GFLOP/s   {:.2f} GB/s   compile {:.0f} ms\n", r.gflops, r.gbps, r.compile_ms);
