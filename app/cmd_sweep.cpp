@@ -4,7 +4,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "tuner/run/determinism_summary.hpp"
-#include "tuner/run/leaderboard.hpp"
+#include "tuner/run/leaderboard_table.hpp"
 #include "tuner/run/sweep.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -59,7 +59,7 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
     opt.settings.determinism.enabled = !checks.empty() || !require.empty();
     Progress progress = Progress::for_stderr(quiet);
     const SweepOutcome outcome = run_sweep(opt, progress);
-    if (json) fmt::print("{}\n", outcome.leaderboard.dump(2));
+    if (json) fmt::print("{}\n", nlohmann::json(outcome.leaderboard).dump(2));
     else fmt::print("{}", leaderboard_table(outcome.leaderboard, top));
     fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(), outcome.journal_path.string());
     if (outcome.interrupted) {

@@ -7,7 +7,7 @@
 #include "tests/support/test_support.hpp"
 #include "tuner/check/checks.hpp"
 #include "tuner/run/config_runner.hpp"
-#include "tuner/run/leaderboard.hpp"
+#include "tuner/run/leaderboard_table.hpp"
 #include "tuner/run/sweep.hpp"
 
 namespace attn {
@@ -72,7 +72,7 @@ TEST(DeterminismSweep, RequiredChecksDecideTheRankingAndTheCostIsReported) {
   EXPECT_DOUBLE_EQ(cost, d.at("fastest_passing").at("median_ms").get<double>() / d.at("fastest_overall").at("median_ms").get<double>());
   EXPECT_EQ(g.at("best").at("key"), d.at("fastest_passing").at("key")) << "the best is the fastest passing configuration";
 
-  const std::string table = leaderboard_table(lb, 5);
+  const std::string table = leaderboard_table(outcome.leaderboard, 5);
   EXPECT_NE(table.find("det/bi/cg"), std::string::npos) << table;
   EXPECT_NE(table.find("y/y/y"), std::string::npos) << table;
   EXPECT_NE(table.find("determinism: fastest deterministic + batch_invariant"), std::string::npos) << table;

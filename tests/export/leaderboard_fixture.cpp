@@ -1,8 +1,7 @@
 #include "tests/export/leaderboard_fixture.hpp"
 
-#include <algorithm>
-
-#include "tuner/run/result.hpp"
+#include "tuner/run/leaderboard.hpp"
+#include "tuner/run/leaderboard_model.hpp"
 
 namespace attn::test {
 
@@ -19,72 +18,85 @@ nlohmann::json attention_fields(const std::string& dtype, long long D, long long
 
 namespace {
 
-nlohmann::json entry_json(const FixtureEntry& e, double flops, double bytes) {
-  nlohmann::json params = nlohmann::json::array();
-  std::string key;
-  for (const auto& [n, v] : e.params) {
-    params.push_back({n, v});
-    key += (key.empty() ? "" : ",") + n + "=" + std::to_string(v);
-  }
-  nlohmann::json j = {{"params", params}, {"preset", ""}, {"key", key}, {"status", e.status}, {"defines", ""},
-                      {"compile_ms", 12.0}, {"resources", {{"k", {{"private_mem_bytes", 256}, {"static_local_bytes", 8192}}}}}};
-  if (!e.reason.empty()) j["reason"] = e.reason;
-  if (e.status == "ok") {
+ConfigResult result_of(const FixtureGroup& g, const FixtureEntry& e, double flops, double bytes) {
+  ConfigResult r;
+  r.job.kernel = g.kernel;
+  r.job.shape = g.shape;
+  r.job.config = e.params;
+  r.status = status_from_name(e.status);
+  r.reason = e.reason;
+  r.compile_ms = 12.0;
+  r.resources["k"].private_mem_bytes = 256;
+  r.resources["k"].static_local_bytes = 8192;
+  if (r.status == Status::ok) {
     const double m = e.median_ms, spread = e.noise * m;
-    j["timing"] = {{"samples", 20},         {"median_ms", m},        {"min_ms", m - spread}, {"max_ms", m + 2 * spread},
-                   {"mean_ms", m},          {"q1_ms", m - 0.6745 * spread}, {"q3_ms", m + 0.6745 * spread},
-                   {"stddev_ms", spread},   {"rel_noise", e.noise},  {"converged", true},    {"wall_s", 0.1}};
-    j["gflops"] = flops / (m * 1e6);
-    j["gbps"] = bytes / (m * 1e6);
-    j["flops"] = flops;
-    j["bytes"] = bytes;
-    j["verify"] = {{"passed", true}, {"rel_l2", 2e-6}, {"max_abs", 1e-5}, {"rows_checked", 64}, {"rows_total", 64}};
+    SampleStats t;
+    t.samples = 20;
+    t.median_ms = m;
+    t.min_ms = m - spread;
+    t.max_ms = m + 2 * spread;
+    t.mean_ms = m;
+    t.q1_ms = m - 0.6745 * spread;
+    t.q3_ms = m + 0.6745 * spread;
+    t.stddev_ms = spread;
+    t.rel_noise = e.noise;
+    t.converged = true;
+    t.wall_s = 0.1;
+    r.timing = t;
+    r.gflops = flops / (m * 1e6);
+    r.gbps = bytes / (m * 1e6);
+    r.flops = flops;
+    r.bytes = bytes;
+    r.verify = VerifyReport{true, 2e-6, 1e-5, 64, 64, 0, ""};
   }
-  if (!e.checks.empty()) j["checks"] = e.checks;
-  return j;
+  r.checks = e.checks;
+  return r;
+}
+
+DeviceInfo device_info(const FixtureDevice& device) {
+  const bool cuda = device.backend == "cuda";
+  DeviceInfo d;
+  d.id = cuda ? "cuda:0" : "opencl:0:0";
+  d.backend = device.backend;
+  d.name = device.name;
+  d.vendor = device.vendor;
+  d.platform = cuda ? "CUDA" : "Portable Computing Language";
+  d.kind = cuda ? "gpu" : "cpu";
+  d.driver_version = "1";
+  d.arch = device.arch;
+  d.compute_units = 132;
+  d.clock_mhz = 1980;
+  d.global_mem_bytes = 1ULL << 37;
+  return d;
 }
 
 }  // namespace
 
 nlohmann::json fixture_leaderboard(const FixtureDevice& device, const std::string& spec, const std::vector<FixtureGroup>& groups) {
-  nlohmann::json out_groups = nlohmann::json::array();
+  Leaderboard lb;
+  lb.attn_tune_version = "0.1.0";
+  lb.git_commit = "fixture";
+  lb.created_utc = lb.started_utc = "2026-11-21T00:00:00Z";
+  lb.command = "attn-tune sweep fixture.json";
+  lb.device = device_info(device);
+  lb.spec_path = "configs/" + spec + ".json";
+  lb.spec_name = spec;
+  lb.spec_sha256 = "ab12";
+  lb.operation = "attention";
+  lb.sources.push_back({device.backend, "kernels/" + spec, "cd34"});
   for (const auto& g : groups) {
-    const double n = g.shape_fields.at("Nq").get<double>() * g.shape_fields.at("Nkv").get<double>();
+    const double nq = g.shape_fields.at("Nq").get<double>(), nkv = g.shape_fields.at("Nkv").get<double>();
     const double d = g.shape_fields.at("D").get<double>();
-    const double flops = 4 * 8 * n * d, bytes = 8 * (3 * g.shape_fields.at("Nkv").get<double>() + g.shape_fields.at("Nq").get<double>()) * d * 2;
-    std::vector<FixtureEntry> sorted = g.entries;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const FixtureEntry& a, const FixtureEntry& b) {
-      if ((a.status == "ok") != (b.status == "ok")) return a.status == "ok";
-      return a.status == "ok" && a.median_ms < b.median_ms;
-    });
-    nlohmann::json entries = nlohmann::json::array();
-    nlohmann::json counts = nlohmann::json::object();
-    int rank = 0;
-    for (std::size_t i = 0; i < sorted.size(); ++i) {
-      nlohmann::json e = entry_json(sorted[i], flops, bytes);
-      if (!g.baseline_preset.empty() && i == sorted.size() / 2 && sorted[i].status == "ok") e["preset"] = g.baseline_preset;
-      if (sorted[i].status == "ok") e["rank"] = ++rank;
-      counts[sorted[i].status] = counts.value(sorted[i].status, 0) + 1;
-      entries.push_back(std::move(e));
-    }
-    nlohmann::json group = {{"kernel", g.kernel}, {"shape", g.shape}, {"shape_fields", g.shape_fields}, {"counts", counts}, {"entries", entries}};
-    if (!g.baseline_preset.empty()) group["baseline"] = {{"preset", g.baseline_preset}};
-    out_groups.push_back(std::move(group));
+    const double flops = 4 * 8 * nq * nkv * d, bytes = 8 * (3 * nkv + nq) * d * 2;
+    std::vector<ConfigResult> results;
+    for (const auto& e : g.entries) results.push_back(result_of(g, e, flops, bytes));
+    // The baseline preset goes on the middle entry, when it is ok.
+    results = ranked(std::move(results));
+    if (!g.baseline_preset.empty() && !results.empty() && results[results.size() / 2].status == Status::ok)
+      results[results.size() / 2].job.preset = g.baseline_preset;
+    lb.groups.push_back(ranked_group(g.kernel, g.shape, g.shape_fields, std::move(results), {}, g.baseline_preset));
   }
-  return {{"schema", "attn-tune.leaderboard/1"},
-          {"attn_tune", {{"version", "0.1.0"}, {"git_commit", "fixture"}}},
-          {"created_utc", "2026-11-21T00:00:00Z"},
-          {"command", "attn-tune sweep fixture.json"},
-          {"complete", true},
-          {"device", {{"id", device.backend == "cuda" ? "cuda:0" : "opencl:0:0"}, {"backend", device.backend}, {"name", device.name},
-                      {"vendor", device.vendor}, {"platform", device.backend == "cuda" ? "CUDA" : "Portable Computing Language"},
-                      {"kind", device.backend == "cuda" ? "gpu" : "cpu"}, {"driver_version", "1"}, {"arch", device.arch},
-                      {"compute_units", 132}, {"clock_mhz", 1980}, {"global_mem_bytes", 1ULL << 37}}},
-          {"backend", device.backend},
-          {"spec", {{"path", "configs/" + spec + ".json"}, {"name", spec}, {"sha256", "ab12"}, {"operation", "attention"}, {"shape_filter", ""}}},
-          {"sources", {{device.backend, {{"path", "kernels/" + spec}, {"sha256", "cd34"}}}}},
-          {"settings", {{"seed", 1}, {"timing", {{"warmup_runs", 2}, {"min_samples", 10}, {"max_noise", 0.005}, {"max_time_s", 1.0}}}}},
-          {"groups", out_groups}};
+  return lb;
 }
 
 }  // namespace attn::test

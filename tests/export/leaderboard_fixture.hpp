@@ -30,7 +30,7 @@ struct FixtureGroup {
   std::string baseline_preset;   // a preset named after it is put on the first entry with these params
 };
 
-// A schema-valid leaderboard (attn-tune.leaderboard/1) of spec SPEC on DEVICE,
+// A leaderboard of spec SPEC on DEVICE, built with the typed model,
 // entries ranked the way `attn-tune sweep` ranks them.
 nlohmann::json fixture_leaderboard(const FixtureDevice& device, const std::string& spec, const std::vector<FixtureGroup>& groups);
 

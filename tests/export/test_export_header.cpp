@@ -169,7 +169,7 @@ TEST(Export, NotALeaderboardIsAUsageError) {
   const auto bad = dir.write("bad.json", R"({"schema": "something/else"})");
   const auto r = run_cli({"export", bad.string(), "--out", (dir / "x.h").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.err, "schema: expected 'attn-tune.leaderboard/1'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "schema: expected 'attn-tune.leaderboard/")) << r.err;
 }
 
 #ifdef ATTN_TUNE_WITH_CUDA

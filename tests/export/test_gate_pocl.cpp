@@ -153,7 +153,8 @@ TEST(GateCli, UsageErrorsExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "times of different devices do not compare")) << r.err;
   r = run_cli({"gate", "--baseline", pocl.string(), "--candidate", h200.string(), "--allow-other-device"});
-  EXPECT_EQ(r.exit_code, 0) << "nothing ranked, nothing failed: " << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 1) << "a baseline where nothing ranked passes nothing: " << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "has no ranked result to compare with")) << r.err;
   r = run_cli({"gate", "--baseline", (dir / "none.json").string(), "--candidate", h200.string()});
   EXPECT_EQ(r.exit_code, 2);
   r = run_cli({"gate", "--baseline", pocl.string(), "--candidate", pocl.string(), "--baseline-spec", spec("gate.json")});

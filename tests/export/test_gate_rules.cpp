@@ -4,6 +4,7 @@
 
 #include <regex>
 
+#include "tuner/core/error.hpp"
 #include "tuner/export/gate.hpp"
 #include "tuner/export/gate_rules.hpp"
 #include "tuner/export/gate_summary.hpp"
@@ -86,7 +87,9 @@ Leaderboard board(const std::vector<double>& medians) {
   for (std::size_t i = 0; i < medians.size(); ++i) {
     ConfigResult r = timed(medians[i]);
     r.job.config = {{"BLOCK_M", static_cast<long long>(16 << i)}};
-    g.entries.push_back(r);
+    LeaderboardEntry e{r};
+    e.rank = static_cast<int>(i) + 1;  // in the order given, as the file's order ranks them
+    g.entries.push_back(e);
   }
   lb.groups.push_back(g);
   return lb;
@@ -164,6 +167,49 @@ TEST(Gate, JunitHasATestcasePerComparisonAndAFailurePerFailure) {
   EXPECT_EQ(count("type=\"BROKEN\""), 1);
   EXPECT_NE(xml.find("<testsuites name=\"attn-tune gate\" tests=\"3\" failures=\"2\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("SIGSEGV &lt;in the kernel&gt; &amp; more"), std::string::npos) << "escaped: " << xml;
+}
+
+TEST(Gate, ABaselineWhereNothingRankedFailsSayingWhy) {
+  Leaderboard base = board({1.0, 1.1});
+  for (auto& e : base.groups[0].entries) {
+    e.status = Status::incorrect;
+    e.rank = 0;
+    e.reason = "rel_l2 0.3 > 0.0001";
+  }
+  const Leaderboard cand = board({1.0, 1.1});
+  GateInput in;
+  in.baseline = &base;
+  in.candidate = &cand;
+  try {
+    run_gate(in);
+    FAIL() << "an all-broken baseline passed";
+  } catch (const UsageError&) {
+    FAIL() << "not a usage error: the files are fine, the baseline run is not";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("has no ranked result to compare with (2 incorrect)"), std::string::npos) << what;
+    EXPECT_NE(what.find("first: prefill / tiny / BLOCK_M=16: rel_l2 0.3 > 0.0001"), std::string::npos) << what;
+  }
+}
+
+TEST(Gate, LeaderboardsOfDifferentSpecsAreNotCompared) {
+  Leaderboard base = board({1.0}), cand = board({1.0});
+  base.spec_name = "prefill_spec";
+  cand.spec_name = "decode_spec";
+  cand.groups[0].kernel = "decode";
+  GateInput in;
+  in.baseline = &base;
+  in.candidate = &cand;
+  try {
+    run_gate(in);
+    FAIL() << "leaderboards of different specs were compared";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("come from different specs (prefill_spec and decode_spec: no (kernel, shape) in common)"),
+              std::string::npos)
+        << e.what();
+  }
+  cand.groups[0].kernel = "prefill";  // another spec name, the same kernels and shapes: another version of the code
+  EXPECT_EQ(run_gate(in).comparisons.size(), 1u);
 }
 
 }  // namespace

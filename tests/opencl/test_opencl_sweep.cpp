@@ -33,7 +33,7 @@ TEST_P(TestbedSweep, EveryFaultGetsItsStatusAndTheRestRank) {
   const SweepOutcome outcome = run_sweep(opt, quiet);
   const nlohmann::json& lb = outcome.leaderboard;
 
-  EXPECT_EQ(lb.at("schema"), "attn-tune.leaderboard/1");
+  EXPECT_EQ(lb.at("schema"), kLeaderboardSchema);
   EXPECT_TRUE(lb.at("complete").get<bool>());
   ASSERT_EQ(lb.at("groups").size(), 2u);
   for (const auto& g : lb.at("groups")) {

@@ -1,8 +1,10 @@
 #include "tuner/export/gate.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "tuner/core/error.hpp"
 #include "tuner/export/timing_policy_check.hpp"
@@ -52,6 +54,40 @@ GateComparison compare(const GateInput& in, const LeaderboardGroup& group, const
   return c;
 }
 
+// A gate compares runs of the same kernels on the same shapes (the code may
+// differ, and with it the spec's name): with no (kernel, shape) in common, or
+// another operation, the two come from different specs and nothing compares.
+void require_same_spec(const Leaderboard& baseline, const Leaderboard& candidate) {
+  bool shared = false;
+  for (const auto& g : baseline.groups) shared = shared || candidate.find_group(g.kernel, g.shape) != nullptr;
+  if (baseline.operation == candidate.operation && (shared || baseline.groups.empty() || candidate.groups.empty())) return;
+  const std::string why = baseline.operation == candidate.operation
+                              ? "no (kernel, shape) in common"
+                              : fmt::format("operations {} and {}", baseline.operation, candidate.operation);
+  throw UsageError(fmt::format("the baseline and the candidate come from different specs ({} and {}: {}); the gate compares "
+                               "runs of the same kernels on the same shapes",
+                               baseline.spec_name, candidate.spec_name, why));
+}
+
+// A baseline where nothing ranked cannot pass anything: say why it has nothing.
+void require_ranked_baseline(const Leaderboard& baseline) {
+  std::map<std::string, int> counts;
+  std::string first;
+  for (const auto& g : baseline.groups) {
+    if (!g.ranked().empty()) return;
+    for (const auto& e : g.entries) {
+      ++counts[e.excluded.empty() ? status_name(e.status) : "excluded"];
+      if (first.empty() && (e.status != Status::ok || !e.excluded.empty()))
+        first = fmt::format("{} / {} / {}: {}", g.kernel, g.shape, config_key(e.job.config), e.excluded.empty() ? e.reason : e.excluded);
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [status, n] : counts) parts.push_back(fmt::format("{} {}", n, status));
+  throw Error(fmt::format("the baseline {} has no ranked result to compare with ({}){}: fix or re-run the baseline",
+                          baseline.label(), parts.empty() ? "no results" : fmt::format("{}", fmt::join(parts, ", ")),
+                          first.empty() ? "" : "; first: " + first));
+}
+
 }  // namespace
 
 int GateReport::count(Verdict verdict) const {
@@ -70,6 +106,8 @@ GateReport run_gate(const GateInput& in) {
   if (in.candidate) require_one_timing_policy({in.baseline, in.candidate}, "compare");
 
   GateReport report;
+  if (in.candidate) require_same_spec(*in.baseline, *in.candidate);
+  require_ranked_baseline(*in.baseline);
   report.rules = in.rules;
   report.top = in.top;
   report.baseline_label = in.baseline->label();

@@ -9,9 +9,6 @@
 namespace attn {
 namespace {
 
-// Normal samples: IQR = 1.349 standard deviations.
-constexpr double kIqrPerSigma = 1.349;
-
 std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
 
 }  // namespace
@@ -42,11 +39,6 @@ bool fails(Verdict v, const GateRules& rules) {
   return true;
 }
 
-double measurement_noise(const SampleStats& t) {
-  if (t.samples >= 4 && t.median_ms > 0 && t.q3_ms > t.q1_ms) return (t.q3_ms - t.q1_ms) / (kIqrPerSigma * t.median_ms);
-  return t.rel_noise;
-}
-
 Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, const GateRules& rules) {
   Judgement j;
   if (!candidate) {
@@ -71,7 +63,7 @@ Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, con
   const SampleStats& c = *candidate->timing;
   const double ratio = c.median_ms / b.median_ms;
   j.change = ratio - 1;
-  j.band = std::hypot(measurement_noise(b), measurement_noise(c));
+  j.band = noise_band(b, c);
   const double size = ratio >= 1 ? ratio - 1 : 1 / ratio - 1;  // the slowdown, or the speedup
   const std::string numbers = fmt::format("{} ({:.4g} -> {:.4g} ms), noise {:.1f}%, threshold {:.1f}%", percent(j.change),
                                           b.median_ms, c.median_ms, 100 * j.band, 100 * rules.threshold);

@@ -1,14 +1,12 @@
 // The perf gate's decision for one (kernel, shape, configuration): how a
 // candidate measurement compares with the baseline's (docs/gate.md).
 //
-//   noise(m)  = m's interquartile range / (1.349 * m's median): its samples'
-//               standard deviation relative to the median for normal samples,
-//               but not inflated by a few outliers (m's rel_noise when the
-//               quartiles are not recorded)
+//   noise(m)  = measurement_noise(m) (run/stats.hpp): the samples' robust
+//               relative spread
 //   slowdown  = candidate median / baseline median - 1
 //   speedup   = baseline median / candidate median - 1 (the mirror image, so
 //               that twice as slow and twice as fast are both 100%)
-//   band      = sqrt(noise(baseline)^2 + noise(candidate)^2)
+//   band      = noise_band(baseline, candidate) = sqrt(noise(b)^2 + noise(c)^2)
 //
 //   SLOWER     slowdown > threshold and slowdown > band
 //   FASTER     speedup  > threshold and speedup  > band
@@ -46,9 +44,6 @@ struct Judgement {
   double band = 0;    // the noise band the change was held against
   std::string why;    // one line
 };
-
-// The noise of one measurement, as above.
-double measurement_noise(const SampleStats& timing);
 
 // BASELINE must be ok (the gate compares configurations that ranked); CANDIDATE may be null.
 Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, const GateRules& rules);

@@ -21,6 +21,15 @@ struct SampleStats {
   static SampleStats from_json(const nlohmann::json& j);
 };
 
+// The noise of one measurement: its interquartile range / (1.349 * its median),
+// the samples' standard deviation relative to the median for normal samples but
+// not inflated by a few outliers (rel_noise when the quartiles are not recorded).
+double measurement_noise(const SampleStats& timing);
+
+// How far apart two measurements' medians may be, relatively, and still be
+// the same within their noise: sqrt(noise(a)^2 + noise(b)^2).
+double noise_band(const SampleStats& a, const SampleStats& b);
+
 // Relative standard deviation of SAMPLES (0 for fewer than two).
 double relative_stddev(const std::vector<double>& samples);
 

@@ -2,18 +2,19 @@
 
 #include <chrono>
 #include <csignal>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "tuner/core/error.hpp"
-#include "tuner/core/sha256.hpp"
-#include "tuner/core/source_identity.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/run/config_runner.hpp"
 #include "tuner/run/journal.hpp"
 #include "tuner/run/leaderboard.hpp"
+#include "tuner/run/measurement_identity.hpp"
+#include "tuner/run/output_lock.hpp"
 #include "tuner/run/run_plan.hpp"
 #include "tuner/run/run_resolver.hpp"
 
@@ -128,23 +129,39 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   outcome.journal_path = outcome.leaderboard_path;
   outcome.journal_path += ".journal.jsonl";
 
-  // The journal belongs to this spec file, its sources and their includes, shape selection, device and seed.
-  std::string code = spec.sha256;
-  for (const auto& [backend, path] : spec.sources) code += "|" + source_identity(path, spec.include_dirs).sha256;
-  Journal::Header header{sha256_hex(code + "|" + options.shape_selection), device.id, settings.seed};
+  // One sweep at a time writes this leaderboard and its journal.
+  const OutputLock lock(outcome.leaderboard_path);
+  // The journal belongs to what defines its measurements; a resume must not change any of it.
+  Journal::Header header{measurement_identity(spec, options.shape_selection, device, settings), options.command_line, utc_now()};
   Journal::Contents journaled = Journal::read(outcome.journal_path, header);
   const std::string where = outcome.journal_path.string();
+  if (options.resume && !journaled.damaged.empty())
+    throw UsageError(fmt::format("cannot resume {}: {}: the journal is damaged; run without --resume and with --overwrite "
+                                 "to start over", where, journaled.damaged));
   if (options.resume && !journaled.mismatch.empty())
-    throw UsageError(fmt::format("cannot resume {}: {}; run without --resume (and with --overwrite) to start over", where,
-                                 journaled.mismatch));
+    throw UsageError(fmt::format("cannot resume {}: {}; resume with the settings the sweep started with, or run without "
+                                 "--resume (and with --overwrite) to start over", where, journaled.mismatch));
+  const std::string unusable = !journaled.damaged.empty() ? journaled.damaged : journaled.mismatch;
   if (!options.resume && !journaled.finished && !journaled.results.empty() && !options.overwrite)
-    throw UsageError(journaled.mismatch.empty()
+    throw UsageError(unusable.empty()
                          ? fmt::format("{} holds {} results of an unfinished sweep: pass --resume to continue it, or "
                                        "--overwrite to start over", where, journaled.results.size())
                          : fmt::format("{} holds {} results of an unfinished sweep, but {}: pass --overwrite to start over, "
-                                       "or --out another file", where, journaled.results.size(), journaled.mismatch));
-  std::map<std::string, ConfigResult> done = options.resume ? std::move(journaled.results) : std::map<std::string, ConfigResult>{};
-  Journal journal(outcome.journal_path, header, /*truncate=*/!options.resume);
+                                       "or --out another file", where, journaled.results.size(), unusable));
+  std::map<std::string, ConfigResult> done;
+  std::vector<LeaderboardResume> resumes;
+  std::optional<Journal> journal;
+  if (options.resume && journaled.exists) {
+    for (const auto& problem : journaled.problems) spdlog::warn("{}: {}", where, problem);
+    done = std::move(journaled.results);
+    resumes = journaled.resumes;
+    resumes.push_back({options.command_line, utc_now()});
+    journal.emplace(outcome.journal_path, journaled, resumes.back());
+    header.command = journaled.header.command;  // the leaderboard keeps the command that started it
+    header.started_utc = journaled.header.started_utc;
+  } else {
+    journal.emplace(outcome.journal_path, header);
+  }
 
   if (options.search.searching()) {
     // A strategy picks what to run; resuming, it is told the journaled results again in order.
@@ -243,7 +260,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       progress.starting(job);
       ConfigResult r = runner->run(job);
       if (g_interrupted) break;  // the worker died of the same Ctrl-C: not the kernel's fault
-      journal.append(r);
+      journal->append(r);
       progress.finished(r);
       outcome.summary.add(r);
       const std::string broken = options.keep_going ? std::string() : broken_source.add(r);
@@ -264,15 +281,15 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   }
   outcome.interrupted = g_interrupted != 0;
   // Stopped early, the journal stays open: --resume --keep-going runs the rest, --overwrite starts over.
-  if (!outcome.interrupted && outcome.stopped_early.empty()) journal.mark_finished();
+  if (!outcome.interrupted && outcome.stopped_early.empty()) journal->mark_finished();
   progress.end();
   outcome.summary.add_exclusions(plan.exclusions());
 
   for (auto& r : skipped) results.push_back(std::move(r));
   const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
-  LeaderboardContext ctx{spec, device, settings, options.command_line, options.shape_selection, complete};
+  LeaderboardContext ctx{spec, device, settings, header.command, options.shape_selection, complete, header.started_utc, resumes};
   outcome.leaderboard = build_leaderboard(ctx, results);
-  write_file_atomically(outcome.leaderboard_path, outcome.leaderboard.dump(2) + "\n");
+  write_file_atomically(outcome.leaderboard_path, nlohmann::json(outcome.leaderboard).dump(2) + "\n");
   return outcome;
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/run/leaderboard_model.hpp"
 #include "tuner/run/progress.hpp"
 #include "tuner/run/run_summary.hpp"
 #include "tuner/run/settings.hpp"
@@ -30,7 +31,7 @@ struct SweepOptions {
 };
 
 struct SweepOutcome {
-  nlohmann::json leaderboard;
+  Leaderboard leaderboard;
   std::filesystem::path leaderboard_path;
   std::filesystem::path journal_path;
   bool interrupted = false;
