@@ -179,7 +179,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       runner->expect({job});
       ConfigResult r = runner->run(job);
       if (g_interrupted) return std::nullopt;  // the worker died of the same Ctrl-C: not the kernel's fault
-      journal.append(r);
+      journal->append(r);
       progress.finished(r);
       outcome.summary.add(r);
       if (!options.keep_going) outcome.stopped_early = broken_source.add(r);
@@ -188,11 +188,11 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     search_spec(spec, device.backend, options.search, settings.seed, run, results);
     outcome.interrupted = g_interrupted != 0;
     const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
-    if (complete) journal.mark_finished();
+    if (complete) journal->mark_finished();
     progress.end();
-    LeaderboardContext ctx{spec, device, settings, options.command_line, options.shape_selection, complete};
+    LeaderboardContext ctx{spec, device, settings, header.command, options.shape_selection, complete, header.started_utc, resumes};
     outcome.leaderboard = build_leaderboard(ctx, results);
-    write_file_atomically(outcome.leaderboard_path, outcome.leaderboard.dump(2) + "\n");
+    write_file_atomically(outcome.leaderboard_path, nlohmann::json(outcome.leaderboard).dump(2) + "\n");
     return outcome;
   }
 
