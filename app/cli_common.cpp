@@ -50,6 +50,7 @@ void add_run_options(CLI::App* cmd, RunSettings& s) {
   isolation->add_option("--watchdog", s.watchdog_s, "Seconds a configuration may run before it is killed and recorded `timeout` (> 0)")
       ->check(greater_than_zero())
       ->capture_default_str();
+  add_cache_options(cmd, s.compile_cache);
   isolation->add_flag_function("--no-isolate", [&s](std::int64_t) { s.isolate = false; },
                                "Run in this process instead of a worker process (a crash then ends the sweep)");
   // Checked once both are parsed, whichever order they came in.
@@ -58,6 +59,15 @@ void add_run_options(CLI::App* cmd, RunSettings& s) {
       throw CLI::ValidationError("--max-samples", fmt::format("{} is less than --min-samples {}", s.timing.max_samples,
                                                               s.timing.min_samples));
   });
+}
+
+void add_cache_options(CLI::App* cmd, CompileCacheSettings& s) {
+  auto* cache = cmd->add_option_group("Compile cache", "Compiled kernels kept on disk between runs (docs/compile-cache.md)");
+  cache->add_option("--cache-dir", s.dir, "Where (default $XDG_CACHE_HOME/attn-tune, else ~/.cache/attn-tune)");
+  cache->add_flag_function("--no-cache", [&s](std::int64_t) { s.enabled = false; }, "Compile everything, read and write no cache");
+  cache->add_option("--cache-max-mb", s.max_mb, "Size bound; least recently used entries are evicted beyond it")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 }
 
 std::string command_line(int argc, char** argv) {

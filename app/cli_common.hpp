@@ -15,8 +15,11 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInterrupted = 130;
 
-// --seed, the timing rules, --watchdog and --no-isolate.
+// --seed, the timing rules, --watchdog and --no-isolate, and the compile cache's options.
 void add_run_options(CLI::App* cmd, RunSettings& settings);
+
+// --cache-dir, --no-cache, --cache-max-mb.
+void add_cache_options(CLI::App* cmd, CompileCacheSettings& settings);
 
 // The process's command line, for the record in result files.
 std::string command_line(int argc, char** argv);

@@ -7,6 +7,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "tuner/cache/cache_store.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/run/compile_report.hpp"
 #include "tuner/run/run_resolver.hpp"
@@ -43,7 +44,7 @@ void print_table(const CompileReport& report) {
       fmt::print("{:<10} {:<28} {:<44} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8}{}\n", first ? c.job.kernel : "",
                  first ? c.job.shape : "", first ? label : "  " + entry, optional_text(r.registers),
                  optional_text(r.spill_store_bytes), optional_text(r.spill_load_bytes), optional_text(r.private_mem_bytes),
-                 optional_text(r.static_local_bytes), occ, c.cached ? "cached" : fmt::format("{:.0f}ms", c.compile_ms),
+                 optional_text(r.static_local_bytes), occ, c.cached ? "reused" : c.from_disk_cache ? "cache hit" : fmt::format("{:.0f}ms", c.compile_ms),
                  c.resources.size() > 1 && first ? fmt::format("  [{}]", entry) : "");
       first = false;
     }
@@ -79,7 +80,10 @@ void add_compile_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-j,--jobs", options.jobs, "Parallel NVRTC compilations (default: the CPU count)");
   cmd->add_option("-o,--out", out, "Also write the report as JSON to this file");
   cmd->add_flag("--json", json, "Print JSON instead of the table");
+  static CompileCacheSettings cache_settings;
+  add_cache_options(cmd, cache_settings);
   cmd->callback([&ctx] {
+    configure_compile_cache(cache_settings);
     CompileCache cache;
     nlohmann::json reports = nlohmann::json::array();
     int failed = 0;
@@ -103,8 +107,9 @@ void add_compile_command(CLI::App& app, Context& ctx) {
           if (!first_noted) first_noted = &c;
         }
       }
-      fmt::print(stderr, "{}: {} configurations, {} compilations for {} {}: {} ok, {} compile_failed, {} skipped; {} spill{}\n",
-                 spec.path.string(), report.configs.size(), report.compiles, report.backend, report.arch,
+      fmt::print(stderr, "{}: {} configurations, {} compiled, {} from cache for {} {}: {} ok, {} compile_failed, {} skipped; {} spill{}\n",
+                 spec.path.string(), report.configs.size(), report.compiles - report.cache_hits, report.cache_hits,
+                 report.backend, report.arch,
                  report.count(Status::ok), report.count(Status::compile_failed), report.count(Status::skipped), spilling,
                  noted ? fmt::format("; {} with a ptxas performance note", noted) : "");
       // A serialized wgmma pipeline compiles and runs correctly, only slower: say so before anyone times it.

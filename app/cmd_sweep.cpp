@@ -61,6 +61,7 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
     const SweepOutcome outcome = run_sweep(opt, progress);
     if (json) fmt::print("{}\n", nlohmann::json(outcome.leaderboard).dump(2));
     else fmt::print("{}", leaderboard_table(outcome.leaderboard, top));
+    fmt::print(stderr, "compile:     {}\n", outcome.compilations.summary());
     fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(), outcome.journal_path.string());
     if (outcome.interrupted) {
       fmt::print(stderr, "interrupted: run the same command with --resume to finish\n");

@@ -92,6 +92,8 @@ class Program {
   virtual const std::string& build_log() const = 0;
   virtual double compile_ms() const = 0;
   virtual KernelResources resources(const std::string& entry) const = 0;
+  // Read from the on-disk compile cache instead of compiled (tuner/cache).
+  virtual bool from_cache() const { return false; }
 };
 
 class Buffer {

@@ -6,6 +6,7 @@
 
 #include "tuner/backend/offline_compiler.hpp"
 #include "tuner/backend/registry.hpp"
+#include "tuner/cache/cache_entry.hpp"
 #include "tuner/core/compiler_log.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/parallel_for.hpp"
@@ -20,7 +21,8 @@ struct Compilation {
   CompileRequest request;
   std::shared_ptr<const Program> program;
   std::string error, log;
-  bool from_cache = false;
+  bool from_cache = false;       // answered by CompileCache (this process)
+  bool from_disk_cache = false;  // answered by the on-disk compile cache
 };
 
 }  // namespace
@@ -50,6 +52,7 @@ nlohmann::json CompiledConfig::to_json() const {
   j["defines"] = defines;
   j["compile_ms"] = compile_ms;
   j["cached"] = cached;
+  if (from_disk_cache) j["from_disk_cache"] = true;
   nlohmann::json res = nlohmann::json::object();
   for (const auto& [entry, r] : resources) res[entry] = r.to_json();
   j["resources"] = res;
@@ -77,7 +80,7 @@ int CompileReport::count(Status s) const {
 nlohmann::json CompileReport::to_json() const {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& c : configs) list.push_back(c.to_json());
-  return {{"backend", backend}, {"arch", arch}, {"compiles", compiles}, {"configs", list}};
+  return {{"backend", backend}, {"arch", arch}, {"compiles", compiles}, {"cache_hits", cache_hits}, {"configs", list}};
 }
 
 CompileReport compile_spec(const Spec& spec, const CompileOptions& options, CompileCache* cache) {
@@ -154,7 +157,9 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
   auto compile_one = [&](Compilation& c) {
     try {
       c.program = device ? device->compile(c.request) : offline->compile(c.request);
+      c.from_disk_cache = c.program->from_cache();
     } catch (const CompileError& e) {
+      c.from_disk_cache = dynamic_cast<const CachedCompileError*>(&e) != nullptr;
       const std::string line = first_error_line(e.log());
       c.error = line.empty() ? e.what() : line;
       c.log = e.log();
@@ -164,6 +169,7 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
   parallel_for(work.size(), [&](std::size_t i) { compile_one(*work[i]); },
                device ? 1 : static_cast<std::size_t>(std::max(1, options.jobs)));
   report.compiles = static_cast<int>(work.size());
+  for (const Compilation* c : work) report.cache_hits += c->from_disk_cache;
   if (cache && !device)
     for (const Compilation* c : work) cache->put(CompileCache::key(c->request), {c->program, c->error, c->log});
 
@@ -172,6 +178,7 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
     if (plans[i].first.empty()) continue;
     const Compilation& comp = compilations.at(plans[i].first);
     c.cached = c.cached || comp.from_cache;
+    c.from_disk_cache = comp.from_disk_cache;
     if (!comp.program) {
       c.status = Status::compile_failed;
       c.reason = comp.error;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/cache/cache_entry.hpp"
 #include "tuner/core/compiler_log.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
@@ -108,11 +109,13 @@ const Program& Evaluator::compiled(const std::vector<Define>& defines, const std
     try {
       it = programs_.emplace(key, device_.compile(compile_request(defines, entries))).first;
     } catch (const CompileError& e) {
+      result.compile_cached = dynamic_cast<const CachedCompileError*>(&e) != nullptr;
       const std::string line = first_error_line(e.log());
       throw Outcome{Status::compile_failed, line.empty() ? e.what() : line, trimmed_log(e.log())};
     }
   }
   result.compile_ms = it->second->compile_ms();
+  result.compile_cached = it->second->from_cache();
   if (!it->second->build_log().empty()) result.log = trimmed_log(it->second->build_log());
   return *it->second;
 }

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "tuner/backend/registry.hpp"
+#include "tuner/cache/cache_store.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/run/config_runner.hpp"
 #include "tuner/run/evaluator.hpp"
@@ -14,6 +15,7 @@ class InProcessRunner final : public ConfigRunner {
   InProcessRunner(const Spec& spec, const std::string& device_id, const RunSettings& settings)
       : device_(open_device(device_id)), evaluator_(spec, *device_, settings) {
     set_up_evaluator(evaluator_);
+    configure_compile_cache(settings.compile_cache);
   }
 
   ConfigResult run(const Job& job) override {

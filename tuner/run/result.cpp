@@ -84,6 +84,7 @@ nlohmann::json ConfigResult::to_json() const {
     if (!item_unit.empty()) j["throughput"] = {{"unit", item_unit}, {"per_s", items_per_s}};
   }
   j["compile_ms"] = compile_ms;
+  if (compile_cached) j["compile_cached"] = true;
   nlohmann::json res = nlohmann::json::object();
   for (const auto& [entry, r] : resources) res[entry] = r.to_json();
   j["resources"] = res;
@@ -112,6 +113,7 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
   }
   r.bytes = j.value("bytes", 0.0);
   r.compile_ms = j.value("compile_ms", 0.0);
+  r.compile_cached = j.value("compile_cached", false);
   if (j.contains("resources"))
     for (const auto& [entry, res] : j.at("resources").items()) r.resources[entry] = resources_from_json(res);
   if (j.contains("verify")) {

@@ -66,6 +66,7 @@ struct ConfigResult {
   double flops = 0;    // of one run, for the record (throughput = flops / median)
   double bytes = 0;
   double compile_ms = 0;
+  bool compile_cached = false;  // its program came from the on-disk compile cache
   std::map<std::string, KernelResources> resources;  // per entry point
   std::optional<VerifyReport> verify;
   nlohmann::json checks = nlohmann::json::object();  // determinism and other checks, by name

@@ -82,7 +82,8 @@ nlohmann::json RunSettings::to_json() const {
           {"determinism", determinism.to_json()},
           {"isolate", isolate},
           {"watchdog_s", watchdog_s},
-          {"prepare_timeout_s", prepare_timeout_s}};
+          {"prepare_timeout_s", prepare_timeout_s},
+          {"compile_cache", compile_cache.to_json()}};
 }
 
 RunSettings RunSettings::from_json(const nlohmann::json& j) {
@@ -93,6 +94,7 @@ RunSettings RunSettings::from_json(const nlohmann::json& j) {
   s.isolate = j.value("isolate", s.isolate);
   s.watchdog_s = j.value("watchdog_s", s.watchdog_s);
   s.prepare_timeout_s = j.value("prepare_timeout_s", s.prepare_timeout_s);
+  if (j.contains("compile_cache")) s.compile_cache = CompileCacheSettings::from_json(j.at("compile_cache"));
   return s;
 }
 

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/cache/cache_settings.hpp"
+
 namespace attn {
 
 // How one sample is taken; part of a result's identity (docs/timing.md): the
@@ -69,6 +71,7 @@ struct RunSettings {
   bool isolate = true;          // run configurations in a worker process
   double watchdog_s = 120;      // a configuration running longer is recorded `timeout`
   double prepare_timeout_s = 1800;  // inputs + CPU reference of one shape
+  CompileCacheSettings compile_cache;  // compiled kernels kept on disk between runs
 
   nlohmann::json to_json() const;
   static RunSettings from_json(const nlohmann::json& j);

@@ -190,6 +190,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
     if (complete) journal->mark_finished();
     progress.end();
+    outcome.compilations = count_compilations(results);
     LeaderboardContext ctx{spec, device, settings, header.command, options.shape_selection, complete, header.started_utc, resumes};
     outcome.leaderboard = build_leaderboard(ctx, results);
     write_file_atomically(outcome.leaderboard_path, nlohmann::json(outcome.leaderboard).dump(2) + "\n");
@@ -286,6 +287,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   outcome.summary.add_exclusions(plan.exclusions());
 
   for (auto& r : skipped) results.push_back(std::move(r));
+  outcome.compilations = count_compilations(results);
   const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
   LeaderboardContext ctx{spec, device, settings, header.command, options.shape_selection, complete, header.started_utc, resumes};
   outcome.leaderboard = build_leaderboard(ctx, results);

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/run/compile_counts.hpp"
 #include "tuner/run/leaderboard_model.hpp"
 #include "tuner/run/progress.hpp"
 #include "tuner/run/run_summary.hpp"
@@ -37,6 +38,7 @@ struct SweepOutcome {
   bool interrupted = false;
   std::string stopped_early;  // why the sweep stopped before the end of its plan (a source that does not compile)
   RunSummary summary;         // every result of the leaderboard by status, and what could not run
+  CompileCounts compilations;  // this sweep's programs: compiled, or read from the compile cache
 };
 
 SweepOutcome run_sweep(const SweepOptions& options, Progress& progress);

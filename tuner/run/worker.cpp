@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tuner/backend/registry.hpp"
+#include "tuner/cache/cache_store.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/run/config_runner.hpp"
 #include "tuner/run/evaluator.hpp"
@@ -43,6 +44,7 @@ int serve_worker(const std::filesystem::path& spec_path, const std::string& shap
     device = open_device(device_id);
     evaluator = std::make_unique<Evaluator>(*spec, *device, settings);
     set_up_evaluator(*evaluator);
+    configure_compile_cache(settings.compile_cache);
   } catch (const std::exception& e) {
     reply(fd, {{"type", "fatal"}, {"message", e.what()}});
     return 2;

@@ -42,6 +42,7 @@ class CudaProgram final : public Program {
   // Driver figures (cuFuncGetAttribute) where the module is loaded, ptxas' otherwise.
   // Throws BackendError for an entry that is not in the program.
   KernelResources resources(const std::string& entry) const override;
+  bool from_cache() const override { return result_.from_cache; }
 
   bool loaded() const { return module_ != nullptr; }
   const NvrtcResult& nvrtc() const { return result_; }

@@ -11,8 +11,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/cache/cache_key.hpp"
+#include "tuner/cache/cache_store.hpp"
+#include "tuner/cache/included_files.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/identifier.hpp"
+#include "tuner/core/sha256.hpp"
 #include "tuner/core/text_file.hpp"
 
 #ifndef ATTN_TUNE_CUDA_INCLUDE_DIRS
@@ -337,25 +341,8 @@ bool ptx_has_entry(std::string_view ptx, std::string_view entry) {
   return false;
 }
 
-}  // namespace
-
-NvrtcResult nvrtc_compile(const CompileRequest& request, std::string_view arch) {
-  NvrtcResult out;
-  std::string target(arch.empty() ? std::string_view(request.arch) : arch);
-  if (target.empty())
-    throw UsageError("cuda: no target architecture to compile for (give --arch, e.g. sm_90)");
-
-  const std::string source =
-      request.source_text.empty() ? read_text_file(request.source_path) : request.source_text;
-  // NVRTC resolves "quoted" includes relative to this name's directory, as nvcc
-  // does relative to the file, and names it in its messages.
-  const std::string name =
-      request.source_path.empty() ? std::string("kernel.cu") : request.source_path.string();
-
-  out.options = nvrtc_options(request, target, cuda_toolkit_include_dirs(), nvrtc_has_cache());
-  out.arch = effective_arch(out.options);
-  out.is_cubin = !starts_with(out.arch, "compute_");
-
+NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string& source, const std::string& name,
+                               NvrtcResult out) {
   NvrtcProgram program(source, name);
   std::vector<const char*> argv;
   argv.reserve(out.options.size());
@@ -405,6 +392,93 @@ NvrtcResult nvrtc_compile(const CompileRequest& request, std::string_view arch) 
           out.log);
   }
   return out;
+}
+
+// ---- the on-disk compile cache ------------------------------------------------
+// A CUBIN depends on the source, its headers, the options, NVRTC's version (its
+// ptxas included) and the target; not on the driver, which only loads it (PTX is
+// JIT-compiled by the driver at load time, after the cache).
+
+std::string nvrtc_cache_key(const CompileRequest& request, const std::string& source, const NvrtcResult& planned,
+                            bool& cache_failures) {
+  CacheKeyParts parts;
+  parts.backend = "nvrtc";
+  parts.compiler = "nvrtc " + nvrtc_version();
+  parts.target = planned.arch;
+  parts.source_sha256 = sha256_hex(source);
+  // The source's name matters: NVRTC resolves quoted includes from its folder and prints it in the log.
+  parts.options.push_back("name=" + request.source_path.string());
+  std::vector<std::filesystem::path> dirs = request.include_dirs;
+  for (const auto& d : cuda_toolkit_include_dirs()) dirs.push_back(d);
+  const IncludedFiles included = included_files(source, request.source_path, dirs);
+  parts.included = included.files;
+  cache_failures = included.complete;
+  for (const auto& o : planned.options) parts.options.push_back(o);
+  parts.entries = request.entries;
+  return cache_key(parts);
+}
+
+CacheEntry entry_of(const NvrtcResult& r) {
+  CacheEntry e;
+  e.log = r.log;
+  e.details = {{"arch", r.arch}, {"is_cubin", r.is_cubin}, {"options", r.options}, {"compile_ms", r.compile_ms}};
+  e.image = r.image;
+  return e;
+}
+
+NvrtcResult result_of(const CacheEntry& e, NvrtcResult planned) {
+  planned.is_cubin = e.details.value("is_cubin", planned.is_cubin);
+  planned.image = e.image;
+  planned.log = e.log;
+  planned.ptxas = parse_ptxas_log(planned.log);
+  planned.from_cache = true;
+  return planned;
+}
+
+}  // namespace
+
+NvrtcResult nvrtc_compile(const CompileRequest& request, std::string_view arch) {
+  NvrtcResult out;
+  std::string target(arch.empty() ? std::string_view(request.arch) : arch);
+  if (target.empty())
+    throw UsageError("cuda: no target architecture to compile for (give --arch, e.g. sm_90)");
+
+  const std::string source =
+      request.source_text.empty() ? read_text_file(request.source_path) : request.source_text;
+  // NVRTC resolves "quoted" includes relative to this name's directory, as nvcc
+  // does relative to the file, and names it in its messages.
+  const std::string name =
+      request.source_path.empty() ? std::string("kernel.cu") : request.source_path.string();
+
+  out.options = nvrtc_options(request, target, cuda_toolkit_include_dirs(), nvrtc_has_cache());
+  out.arch = effective_arch(out.options);
+  out.is_cubin = !starts_with(out.arch, "compute_");
+
+  CacheStore* store = compile_cache_store();
+  if (!store) return compile_with_nvrtc(request, source, name, std::move(out));
+  bool cache_failures = true;
+  const std::string key = nvrtc_cache_key(request, source, out, cache_failures);
+  const auto start = std::chrono::steady_clock::now();
+  if (auto hit = store->load(key)) {
+    if (!hit->ok) throw CachedCompileError(hit->message, hit->log);
+    NvrtcResult cached = result_of(*hit, std::move(out));
+    cached.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return cached;
+  }
+  try {
+    NvrtcResult fresh = compile_with_nvrtc(request, source, name, std::move(out));
+    store->save(key, entry_of(fresh));
+    return fresh;
+  } catch (const CompileError& e) {
+    if (cache_failures) {
+      CacheEntry failed;
+      failed.ok = false;
+      failed.message = e.what();
+      failed.log = e.log();
+      store->save(key, failed);
+    }
+    throw;
+  }
 }
 
 }  // namespace attn

@@ -96,7 +96,8 @@ struct NvrtcResult {
   std::vector<char> image;           // the CUBIN, or the PTX text with its NUL
   std::string log;                   // NVRTC's log, ptxas' report included
   std::vector<std::string> options;  // exactly what NVRTC was given
-  double compile_ms = 0;             // nvrtcCompileProgram + getting the image
+  double compile_ms = 0;             // nvrtcCompileProgram + getting the image (a cache hit: reading it)
+  bool from_cache = false;           // read from the on-disk compile cache (tuner/cache)
   PtxasReport ptxas;
 };
 
@@ -104,7 +105,9 @@ struct NvrtcResult {
 // is empty) for `arch` (request.arch when `arch` is empty). Throws CompileError
 // carrying NVRTC's whole log when compilation fails, an option is invalid, or
 // an entry of request.entries is not in the result; UsageError when no arch is
-// given at all.
+// given at all. With the process's compile cache on (configure_compile_cache),
+// a result or failure cached under the same key is returned instead, with the
+// same log and ptxas report.
 NvrtcResult nvrtc_compile(const CompileRequest& request, std::string_view arch = {});
 
 }  // namespace attn

@@ -8,8 +8,12 @@
 #include <spdlog/spdlog.h>
 
 #include "tuner/backend/opencl/cl_call.hpp"
+#include "tuner/cache/cache_key.hpp"
+#include "tuner/cache/cache_store.hpp"
+#include "tuner/cache/included_files.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/identifier.hpp"
+#include "tuner/core/sha256.hpp"
 
 namespace attn {
 namespace {
@@ -104,12 +108,14 @@ class ClProgram final : public Program {
   const std::string& build_log() const override { return log; }
   double compile_ms() const override { return ms; }
   KernelResources resources(const std::string& entry) const override { return res.at(entry); }
+  bool from_cache() const override { return cached; }
 
   cl_program program = nullptr;
   std::map<std::string, cl_kernel> kernels;
   std::map<std::string, KernelResources> res;
   std::string log;
   double ms = 0;
+  bool cached = false;
 };
 
 class OpenClDevice final : public Device {
@@ -145,51 +151,34 @@ class OpenClDevice final : public Device {
 
   std::unique_ptr<Program> compile(const CompileRequest& request) override {
     auto program = std::make_unique<ClProgram>();
-    std::string options;
-    for (const auto& d : request.defines) {
-      if (!is_identifier(d.name)) throw CompileError(fmt::format("-D name '{}' is not an identifier", d.name), "");
-      options += fmt::format("-D {}={} ", d.name, d.value);
+    const std::string options = build_options(request);
+    CacheStore* store = compile_cache_store();
+    bool cache_failures = true;
+    const std::string key = store ? cache_key_of(request, options, cache_failures) : std::string{};
+    if (store) {
+      if (auto hit = store->load(key)) {
+        if (!hit->ok) throw CachedCompileError(hit->message, hit->log);
+        if (build_from_binary(*program, *hit, options)) {
+          create_kernels(*program, request);
+          return program;
+        }
+        program = std::make_unique<ClProgram>();
+      }
     }
-    // Quoted only when needed: PoCL passes quotes through to clang literally.
-    for (const auto& inc : request.include_dirs) {
-      const std::string dir = inc.string();
-      options += dir.find(' ') == std::string::npos ? fmt::format("-I {} ", dir) : fmt::format("-I \"{}\" ", dir);
+    try {
+      build_from_source(*program, request, options);
+    } catch (const CompileError& e) {
+      if (store && cache_failures) {
+        CacheEntry failed;
+        failed.ok = false;
+        failed.message = e.what();
+        failed.log = e.log();
+        store->save(key, failed);
+      }
+      throw;
     }
-    for (const auto& o : request.extra_options) options += o + " ";
-
-    const char* text = request.source_text.c_str();
-    const std::size_t length = request.source_text.size();
-    cl_int status = CL_SUCCESS;
-    program->program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
-    ATTN_CL(status);
-    const auto start = std::chrono::steady_clock::now();
-    const cl_int build = clBuildProgram(program->program, 1, &device_, options.c_str(), nullptr, nullptr);
-    program->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::size_t log_size = 0;
-    clGetProgramBuildInfo(program->program, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &log_size);
-    program->log.assign(log_size, '\0');
-    clGetProgramBuildInfo(program->program, device_, CL_PROGRAM_BUILD_LOG, log_size, program->log.data(), nullptr);
-    while (!program->log.empty() && (program->log.back() == '\0' || program->log.back() == '\n')) program->log.pop_back();
-    if (build != CL_SUCCESS)
-      throw CompileError(fmt::format("clBuildProgram failed: {} (options: {})", cl_error_name(build), options), program->log);
-
-    for (const auto& entry : request.entries) {
-      cl_kernel kernel = clCreateKernel(program->program, entry.c_str(), &status);
-      if (status != CL_SUCCESS)
-        throw CompileError(fmt::format("no kernel '{}' in {}: {}", entry, request.source_path.string(), cl_error_name(status)),
-                           program->log);
-      program->kernels[entry] = kernel;
-      KernelResources r;
-      cl_ulong private_mem = 0, local_mem = 0;
-      std::size_t wg = 0;
-      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_mem, &private_mem, nullptr));
-      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, nullptr));
-      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr));
-      r.private_mem_bytes = static_cast<long long>(private_mem);
-      r.static_local_bytes = static_cast<long long>(local_mem);
-      r.max_work_group_size = static_cast<long long>(wg);
-      program->res[entry] = r;
-    }
+    if (store) store->save(key, entry_of(*program));
+    create_kernels(*program, request);
     return program;
   }
 
@@ -256,6 +245,111 @@ class OpenClDevice final : public Device {
   }
 
  private:
+  static std::string build_options(const CompileRequest& request) {
+    std::string options;
+    for (const auto& d : request.defines) {
+      if (!is_identifier(d.name)) throw CompileError(fmt::format("-D name '{}' is not an identifier", d.name), "");
+      options += fmt::format("-D {}={} ", d.name, d.value);
+    }
+    // Quoted only when needed: PoCL passes quotes through to clang literally.
+    for (const auto& inc : request.include_dirs) {
+      const std::string dir = inc.string();
+      options += dir.find(' ') == std::string::npos ? fmt::format("-I {} ", dir) : fmt::format("-I \"{}\" ", dir);
+    }
+    for (const auto& o : request.extra_options) options += o + " ";
+    return options;
+  }
+
+  void build_from_source(ClProgram& program, const CompileRequest& request, const std::string& options) {
+    const char* text = request.source_text.c_str();
+    const std::size_t length = request.source_text.size();
+    cl_int status = CL_SUCCESS;
+    program.program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
+    ATTN_CL(status);
+    const auto start = std::chrono::steady_clock::now();
+    const cl_int build = clBuildProgram(program.program, 1, &device_, options.c_str(), nullptr, nullptr);
+    program.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::size_t log_size = 0;
+    clGetProgramBuildInfo(program.program, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &log_size);
+    program.log.assign(log_size, '\0');
+    clGetProgramBuildInfo(program.program, device_, CL_PROGRAM_BUILD_LOG, log_size, program.log.data(), nullptr);
+    while (!program.log.empty() && (program.log.back() == '\0' || program.log.back() == '\n')) program.log.pop_back();
+    if (build != CL_SUCCESS)
+      throw CompileError(fmt::format("clBuildProgram failed: {} (options: {})", cl_error_name(build), options), program.log);
+  }
+
+  void create_kernels(ClProgram& program, const CompileRequest& request) {
+    cl_int status = CL_SUCCESS;
+    for (const auto& entry : request.entries) {
+      cl_kernel kernel = clCreateKernel(program.program, entry.c_str(), &status);
+      if (status != CL_SUCCESS)
+        throw CompileError(fmt::format("no kernel '{}' in {}: {}", entry, request.source_path.string(), cl_error_name(status)),
+                           program.log);
+      program.kernels[entry] = kernel;
+      KernelResources r;
+      cl_ulong private_mem = 0, local_mem = 0;
+      std::size_t wg = 0;
+      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_mem, &private_mem, nullptr));
+      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, nullptr));
+      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr));
+      r.private_mem_bytes = static_cast<long long>(private_mem);
+      r.static_local_bytes = static_cast<long long>(local_mem);
+      r.max_work_group_size = static_cast<long long>(wg);
+      program.res[entry] = r;
+    }
+  }
+
+  // ---- the on-disk compile cache (tuner/cache) ----
+  // The key: the source and its headers, the options, and the platform, device
+  // and driver, whose compiler made the binary. Resources are queried from the
+  // loaded binary as from a fresh build; the log is the fresh build's.
+
+  std::string cache_key_of(const CompileRequest& request, const std::string& options, bool& cache_failures) const {
+    CacheKeyParts parts;
+    parts.backend = "opencl";
+    parts.compiler = fmt::format("{} | {} | driver {}", info_.platform, info_.arch, info_.driver_version);
+    parts.target = fmt::format("{} | {}", info_.vendor, info_.name);
+    parts.source_sha256 = sha256_hex(request.source_text);
+    const IncludedFiles included = included_files(request.source_text, request.source_path, request.include_dirs);
+    parts.included = included.files;
+    cache_failures = included.complete;
+    parts.options = {options};
+    parts.entries = request.entries;
+    return cache_key(parts);
+  }
+
+  CacheEntry entry_of(const ClProgram& program) const {
+    CacheEntry e;
+    e.log = program.log;
+    e.details = {{"compile_ms", program.ms}};
+    std::size_t size = 0;
+    ATTN_CL(clGetProgramInfo(program.program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
+    e.image.resize(size);
+    unsigned char* data = reinterpret_cast<unsigned char*>(e.image.data());
+    if (size) ATTN_CL(clGetProgramInfo(program.program, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr));
+    return e;
+  }
+
+  // False when the driver refuses the cached binary (another driver wrote it, or it broke): compile instead.
+  bool build_from_binary(ClProgram& program, const CacheEntry& entry, const std::string& options) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t size = entry.image.size();
+    const auto* data = reinterpret_cast<const unsigned char*>(entry.image.data());
+    cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
+    if (size == 0) return false;
+    program.program = clCreateProgramWithBinary(context_, 1, &device_, &size, &data, &binary_status, &status);
+    if (status != CL_SUCCESS || binary_status != CL_SUCCESS ||
+        clBuildProgram(program.program, 1, &device_, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
+      spdlog::debug("compile cache: the driver refused a cached OpenCL binary ({}): compiling again",
+                    cl_error_name(status != CL_SUCCESS ? status : binary_status));
+      return false;
+    }
+    program.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    program.log = entry.log;
+    program.cached = true;
+    return true;
+  }
+
   cl_device_id device_;
   DeviceInfo info_;
   cl_context context_ = nullptr;
