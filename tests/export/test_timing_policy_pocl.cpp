@@ -131,7 +131,9 @@ TEST(Recheck, TimesTheTopConfigurationsInterleavedAndComparesMedians) {
     r.job = Job{"k", "s", Config{{"X", i}}, ""};
     r.status = Status::ok;
     r.timing = SampleStats::of({1.0 + i});
-    g.entries.push_back(r);
+    LeaderboardEntry e{r};
+    e.rank = i + 1;
+    g.entries.push_back(e);
   }
   lb.groups.push_back(g);
   std::vector<std::string> order;
