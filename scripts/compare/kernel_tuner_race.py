@@ -55,8 +55,26 @@ PARAMS_FIELDS = ["B", "Hq", "Hkv", "Nq", "Nkv", "D", "q_per_kv", "kv_offset", "c
 REL_L2, MAX_ABS = 1e-4, 2e-3  # the spec's "verify"
 
 
+def resolved_spec(path):
+    """The spec with its "extends" chain applied (docs/spec-format.md): top-level fields replace the base's,
+    kernels merge by name field by field, null removes one."""
+    spec = json.loads(path.read_text())
+    if "extends" not in spec:
+        return spec
+    base = resolved_spec(path.parent / spec["extends"])
+    kernels = dict(base.get("kernels", {}))
+    for name, block in spec.get("kernels", {}).items():
+        if block is None:
+            kernels.pop(name, None)
+        else:
+            kernels[name] = {**kernels.get(name, {}), **block}
+    merged = {**base, **{k: v for k, v in spec.items() if k not in ("extends", "kernels")}}
+    merged["kernels"] = kernels
+    return merged
+
+
 def load_spec(shape_name):
-    spec = json.loads((REPO / SPEC).read_text())
+    spec = resolved_spec(REPO / SPEC)
     shape = dict(spec["shapes"][shape_name])
     kernel = spec["kernels"][KERNEL]
     shape.setdefault("Hkv", shape["Hq"])
