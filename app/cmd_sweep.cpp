@@ -1,11 +1,13 @@
 // attn-tune sweep: tune every configuration of a spec and rank them.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "tuner/distribute/distributed_sweep.hpp"
 #include "tuner/run/determinism_summary.hpp"
 #include "tuner/run/leaderboard_table.hpp"
-#include "tuner/run/sweep.hpp"
 #include "tuner/search/strategy.hpp"
 
 namespace attn::cli {
@@ -19,12 +21,19 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
       "reference are recorded with their status and reason, and never ranked.\n"
       "Exit 1 when no configuration ran ok (all skipped, failed to compile, incorrect, crashed or timed out),\n"
       "with the count of each status and the first reasons; 130 after Ctrl-C.");
-  static SweepOptions opt;
+  static DistributedSweepRequest request;
+  static SweepOptions& opt = request.sweep;
   static bool json = false, quiet = false;
   static int top = 5;
   static std::vector<std::string> checks, require;
   cmd->add_option("spec", opt.spec_path, "Sweep spec (configs/*.json)")->required();
-  cmd->add_option("-d,--device", opt.device_id, "Device id from `attn-tune devices` (default: the best GPU, else the CPU)");
+  cmd->add_option("-d,--device", request.devices,
+                  "Device id from `attn-tune devices` (default: the best GPU, else the CPU); several, comma-separated, or\n"
+                  "BACKEND:all (cuda:all, opencl:all): one worker per device pulling from one queue, one leaderboard\n"
+                  "per device model");
+  cmd->add_option("--shard", request.shard,
+                  "Run only shard I of N (I/N, from 0): configurations dealt by a hash of their key. Default: from\n"
+                  "Slurm job arrays, torchrun or Open MPI variables when set. Files get .shard-I-of-N; see `merge`");
   cmd->add_option("-s,--shape", opt.shape_selection,
                   "Shapes to run: names (prefill-512,decode-4k) and/or field overrides (Nq=2048,causal=1)");
   cmd->add_option("-k,--kernel", opt.kernels, "Only these kernels of the spec (repeatable)");
@@ -58,23 +67,25 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
     for (const auto& name : require) opt.settings.determinism.require.push_back(determinism_check_name(name));
     opt.settings.determinism.enabled = !checks.empty() || !require.empty();
     Progress progress = Progress::for_stderr(quiet);
-    const SweepOutcome outcome = run_sweep(opt, progress);
-    if (json) fmt::print("{}\n", nlohmann::json(outcome.leaderboard).dump(2));
-    else fmt::print("{}", leaderboard_table(outcome.leaderboard, top));
-    fmt::print(stderr, "compile:     {}\n", outcome.compilations.summary());
-    fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(), outcome.journal_path.string());
-    if (outcome.interrupted) {
-      fmt::print(stderr, "interrupted: run the same command with --resume to finish\n");
-      ctx.exit_code = kExitInterrupted;
-    } else if (!outcome.stopped_early.empty()) {
-      fmt::print(stderr,
-                 "{}\nstopped early ({}): fix the source and run again with --overwrite, or --resume --keep-going to "
-                 "run the rest anyway\n",
-                 outcome.stopped_early, outcome.summary.counts_text());
-      ctx.exit_code = kExitFailure;
-    } else if (!outcome.summary.any_ok()) {
-      fmt::print(stderr, "{}", outcome.summary.failure_text());
-      ctx.exit_code = kExitFailure;
+    const auto note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+    for (const SweepOutcome& outcome : run_distributed_sweep(request, progress, process_environment(), note)) {
+      if (json) fmt::print("{}\n", nlohmann::json(outcome.leaderboard).dump(2));
+      else fmt::print("{}", leaderboard_table(outcome.leaderboard, top));
+      fmt::print(stderr, "compile:     {}\n", outcome.compilations.summary());
+      fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(), outcome.journal_path.string());
+      if (outcome.interrupted) {
+        fmt::print(stderr, "interrupted: run the same command with --resume to finish\n");
+        ctx.exit_code = kExitInterrupted;
+      } else if (!outcome.stopped_early.empty()) {
+        fmt::print(stderr,
+                   "{}\nstopped early ({}): fix the source and run again with --overwrite, or --resume --keep-going to "
+                   "run the rest anyway\n",
+                   outcome.stopped_early, outcome.summary.counts_text());
+        ctx.exit_code = std::max(ctx.exit_code, kExitFailure);
+      } else if (!outcome.summary.any_ok() && outcome.leaderboard.shard.whole()) {  // a shard may hold no ok one
+        fmt::print(stderr, "{}", outcome.summary.failure_text());
+        ctx.exit_code = std::max(ctx.exit_code, kExitFailure);
+      }
     }
   });
 }

@@ -24,5 +24,6 @@ void add_gate_command(CLI::App& app, Context& ctx);
 void add_report_command(CLI::App& app, Context& ctx);
 void add_replay_command(CLI::App& app, Context& ctx);
 void add_worker_command(CLI::App& app, Context& ctx);
+void add_merge_command(CLI::App& app, Context& ctx);
 
 }  // namespace attn::cli

@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
   cli::add_report_command(app, ctx);
   cli::add_replay_command(app, ctx);
   cli::add_worker_command(app, ctx);
+  cli::add_merge_command(app, ctx);
 
   if (argc == 1) {
     fmt::print(stderr, "{}", app.help());

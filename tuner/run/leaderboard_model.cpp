@@ -53,6 +53,7 @@ LeaderboardGroup group_from_json(const nlohmann::json& g, const std::string& whe
     group.shape_fields = require(g, "shape_fields", where);
     if (g.contains("baseline")) group.baseline_preset = g.at("baseline").value("preset", "");
     group.determinism = g.value("determinism", nlohmann::json());
+    group.retimed = g.value("retimed", nlohmann::json());
   });
   const auto& entries = require(g, "entries", where);
   for (std::size_t i = 0; i < entries.size(); ++i)
@@ -140,6 +141,7 @@ void to_json(nlohmann::json& j, const LeaderboardGroup& g) {
   const auto excluded = std::count_if(g.entries.begin(), g.entries.end(), [](const auto& e) { return !e.excluded.empty(); });
   if (excluded > 0) j["excluded"] = excluded;
   if (!g.determinism.is_null()) j["determinism"] = g.determinism;
+  if (!g.retimed.is_null()) j["retimed"] = g.retimed;
   const LeaderboardEntry* best = g.best();
   if (best) {
     j["best"] = {{"key", config_key(best->job.config)}, {"preset", best->job.preset},
@@ -193,6 +195,12 @@ void to_json(nlohmann::json& j, const Leaderboard& lb) {
        {"groups", lb.groups}};
   if (!lb.started_utc.empty()) j["started_utc"] = lb.started_utc;
   if (!lb.resumes.empty()) j["resumes"] = lb.resumes;
+  if (!lb.devices.empty()) j["devices"] = lb.devices;
+  if (!lb.shard.whole()) j["shard"] = lb.shard.to_json();
+  for (const auto& part : lb.merged_from)
+    j["merged_from"].push_back({{"file", part.file}, {"device", part.device}, {"complete", part.complete},
+                                {"shard", part.shard.to_json()}, {"created_utc", part.created_utc}});
+  if (!lb.missing.empty()) j["missing"] = lb.missing;
 }
 
 void from_json(const nlohmann::json& j, Leaderboard& lb) {
@@ -212,6 +220,14 @@ void from_json(const nlohmann::json& j, Leaderboard& lb) {
     lb.command = j.value("command", "");
     lb.resumes = j.value("resumes", std::vector<LeaderboardResume>{});
     lb.complete = j.value("complete", true);
+  });
+  reading("distribution", [&] {
+    lb.devices = j.value("devices", std::vector<std::string>{});
+    if (j.contains("shard")) lb.shard = Shard::from_json(j.at("shard"));
+    for (const auto& part : j.value("merged_from", nlohmann::json::array()))
+      lb.merged_from.push_back({part.value("file", ""), part.value("device", ""), part.value("complete", true),
+                                Shard::from_json(part.value("shard", nlohmann::json::object())), part.value("created_utc", "")});
+    lb.missing = j.value("missing", std::vector<std::string>{});
   });
   reading("device", [&] { lb.device = DeviceInfo::from_json(require(j, "device", "")); });
   reading("spec", [&] {

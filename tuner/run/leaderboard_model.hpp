@@ -16,6 +16,7 @@
 
 #include "tuner/backend/device.hpp"
 #include "tuner/core/source_identity.hpp"
+#include "tuner/distribute/shard.hpp"
 #include "tuner/run/result.hpp"
 #include "tuner/run/settings.hpp"
 #include "tuner/spec/spec.hpp"
@@ -44,6 +45,7 @@ struct LeaderboardGroup {
   std::vector<LeaderboardEntry> entries;
   std::string baseline_preset;          // the spec's baseline, empty when none
   nlohmann::json determinism;           // the cost of determinism (run/determinism_summary), null when unchecked
+  nlohmann::json retimed;               // merge --retime-top: its fastest measured again on one device; null when not
 
   // The ranked entries, fastest first: element i has rank i + 1.
   std::vector<const LeaderboardEntry*> ranked() const;
@@ -68,6 +70,15 @@ struct LeaderboardResume {
   std::string utc;
 };
 
+// One of the leaderboards that `merge` put together.
+struct LeaderboardPart {
+  std::string file;
+  std::string device;  // the device id its sweep recorded
+  bool complete = true;
+  Shard shard;
+  std::string created_utc;
+};
+
 struct Leaderboard {
   std::filesystem::path file;  // where it was read from (not written)
   int schema_version = kLeaderboardVersion;  // as read; written as the current one
@@ -88,6 +99,13 @@ struct Leaderboard {
   RunSettings settings;
   Tolerance tolerance;
   std::vector<LeaderboardGroup> groups;
+  // Distribution (tuner/distribute): the devices of one model that shared the sweep's queue, or that a merge's parts
+  // were measured on (empty: `device` alone); this file's shard of a sharded sweep; what a merge was made of and
+  // the job keys of the plan that none of its parts measured.
+  std::vector<std::string> devices;
+  Shard shard;
+  std::vector<LeaderboardPart> merged_from;
+  std::vector<std::string> missing;
 
   const LeaderboardGroup* find_group(const std::string& kernel, const std::string& shape) const;
   // "NVIDIA H200 (cuda:0), results/x.json": how messages name it.

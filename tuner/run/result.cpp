@@ -90,6 +90,7 @@ nlohmann::json ConfigResult::to_json() const {
   j["resources"] = res;
   if (verify) j["verify"] = verify->to_json();
   if (!checks.empty()) j["checks"] = checks;
+  if (!device.empty()) j["device"] = device;
   return j;
 }
 
@@ -129,6 +130,7 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
     r.verify = vr;
   }
   r.checks = j.value("checks", nlohmann::json::object());
+  r.device = j.value("device", "");
   return r;
 }
 

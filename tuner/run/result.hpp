@@ -70,6 +70,7 @@ struct ConfigResult {
   std::map<std::string, KernelResources> resources;  // per entry point
   std::optional<VerifyReport> verify;
   nlohmann::json checks = nlohmann::json::object();  // determinism and other checks, by name
+  std::string device;  // the device id that measured it, when a sweep ran on several
 
   nlohmann::json to_json() const;
   static ConfigResult from_json(const nlohmann::json& j);

@@ -6,10 +6,12 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
+#include "tuner/distribute/device_pool.hpp"
 #include "tuner/run/config_runner.hpp"
 #include "tuner/run/journal.hpp"
 #include "tuner/run/leaderboard.hpp"
@@ -116,23 +118,31 @@ class BrokenSourceDetector {
 
 SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   InterruptGuard guard;  // Ctrl-C from here on ends the sweep cleanly, enumeration included
-  const ResolvedRun resolved = resolve_run({options.spec_path, options.shape_selection, options.kernels}, options.device_id);
+  if (options.search.searching() && !options.shard.whole())
+    throw UsageError("--shard splits the whole plan; a --strategy picks configurations as it goes: run one or the other");
+  const ResolvedRun resolved = resolve_run({options.spec_path, options.shape_selection, options.kernels},
+                                           options.devices.empty() ? options.device_id : options.devices.front());
   const Spec& spec = resolved.spec;
+  const std::vector<std::string> device_ids = options.devices.empty() ? std::vector{resolved.device_id} : options.devices;
 
   RunSettings settings = options.settings;
-  auto runner = settings.isolate ? make_worker_runner(spec, resolved.device_id, settings, options.shape_selection)
-                                 : make_in_process_runner(spec, resolved.device_id, settings);
-  const DeviceInfo device = runner->device_info();
+  DevicePool pool(spec, device_ids, settings, options.shape_selection);
+  const DeviceInfo device = pool.device_info();
 
   SweepOutcome outcome;
-  outcome.leaderboard_path = options.out.empty() ? default_leaderboard_path(spec.name, device.name) : options.out;
+  outcome.leaderboard_path =
+      shard_path(options.out.empty() ? default_leaderboard_path(spec.name, device.name) : options.out, options.shard);
   outcome.journal_path = outcome.leaderboard_path;
   outcome.journal_path += ".journal.jsonl";
 
   // One sweep at a time writes this leaderboard and its journal.
   const OutputLock lock(outcome.leaderboard_path);
-  // The journal belongs to what defines its measurements; a resume must not change any of it.
-  Journal::Header header{measurement_identity(spec, options.shape_selection, device, settings), options.command_line, utc_now()};
+  // The journal belongs to what defines its measurements, the devices sharing its queue and its shard; a resume
+  // must not change any of it.
+  nlohmann::json identity = measurement_identity(spec, options.shape_selection, device, settings);
+  if (device_ids.size() > 1) identity["devices"] = device_ids;
+  if (!options.shard.whole()) identity["shard"] = options.shard.label();
+  Journal::Header header{std::move(identity), options.command_line, utc_now()};
   Journal::Contents journaled = Journal::read(outcome.journal_path, header);
   const std::string where = outcome.journal_path.string();
   if (options.resume && !journaled.damaged.empty())
@@ -175,14 +185,14 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
         outcome.summary.add(it->second);
         return it->second;
       }
-      progress.starting(job);
-      runner->expect({job});
-      ConfigResult r = runner->run(job);
-      if (g_interrupted) return std::nullopt;  // the worker died of the same Ctrl-C: not the kernel's fault
-      journal->append(r);
-      progress.finished(r);
-      outcome.summary.add(r);
-      if (!options.keep_going) outcome.stopped_early = broken_source.add(r);
+      std::optional<ConfigResult> r;  // one job at a time: the strategy picks the next from this result
+      pool.run({job}, {[&](const Job& j) { progress.starting(j); }, [&](ConfigResult&& got) { r = std::move(got); return true; }},
+               g_interrupted);
+      if (!r || g_interrupted) return std::nullopt;  // the worker died of the same Ctrl-C: not the kernel's fault
+      journal->append(*r);
+      progress.finished(*r);
+      outcome.summary.add(*r);
+      if (!options.keep_going) outcome.stopped_early = broken_source.add(*r);
       return r;
     };
     search_spec(spec, device.backend, options.search, settings.seed, run, results);
@@ -193,6 +203,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     outcome.compilations = count_compilations(results);
     LeaderboardContext ctx{spec, device, settings, header.command, options.shape_selection, complete, header.started_utc, resumes};
     outcome.leaderboard = build_leaderboard(ctx, results);
+    if (device_ids.size() > 1) outcome.leaderboard.devices = device_ids;
     write_file_atomically(outcome.leaderboard_path, nlohmann::json(outcome.leaderboard).dump(2) + "\n");
     return outcome;
   }
@@ -209,7 +220,8 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
         "it will not finish, pick configurations to try with --strategy",
         size.exact ? "" : "about ", size.kept, size.product, kFastConfigurationS,
         duration_text(static_cast<double>(size.kept) * kFastConfigurationS)));
-  progress.begin(size.kept, static_cast<long long>(done.size()), size.exact);
+  // A shard's share of the plan is known once it is walked: about 1/N of it.
+  progress.begin(size.kept / options.shard.count, static_cast<long long>(done.size()), size.exact && options.shard.whole());
 
   std::vector<ConfigResult> results;
   std::vector<ConfigResult> skipped;
@@ -231,7 +243,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
         plan_done = true;
         break;
       }
-      if (step == RunPlan::Step::job) {
+      if (step == RunPlan::Step::job && options.shard.owns(planned.job.key())) {
         if (!planned.skip_reason.empty()) {
           ConfigResult r;
           r.job = std::move(planned.job);
@@ -249,18 +261,13 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     std::vector<Job> to_run;
     for (const auto& job : chunk)
       if (!done.contains(job.key())) to_run.push_back(job);
-    runner->expect(std::move(to_run));
-
-    for (const auto& job : chunk) {
-      if (g_interrupted) break;
+    for (const auto& job : chunk)
       if (auto it = done.find(job.key()); it != done.end()) {
         outcome.summary.add(it->second);
         results.push_back(it->second);
-        continue;
       }
-      progress.starting(job);
-      ConfigResult r = runner->run(job);
-      if (g_interrupted) break;  // the worker died of the same Ctrl-C: not the kernel's fault
+
+    const auto finished = [&](ConfigResult&& r) {
       journal->append(r);
       progress.finished(r);
       outcome.summary.add(r);
@@ -268,7 +275,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       results.push_back(std::move(r));
       if (!broken.empty()) {
         outcome.stopped_early = broken;
-        break;
+        return false;
       }
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (++measured == 10 && !projected && size.kept > kLargeSpace) {
@@ -278,7 +285,9 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
                                   duration_text(elapsed / static_cast<double>(measured) *
                                                 static_cast<double>(size.kept - measured))));
       }
-    }
+      return true;
+    };
+    pool.run(to_run, {[&](const Job& job) { progress.starting(job); }, finished}, g_interrupted);
   }
   outcome.interrupted = g_interrupted != 0;
   // Stopped early, the journal stays open: --resume --keep-going runs the rest, --overwrite starts over.
@@ -291,6 +300,8 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
   LeaderboardContext ctx{spec, device, settings, header.command, options.shape_selection, complete, header.started_utc, resumes};
   outcome.leaderboard = build_leaderboard(ctx, results);
+  if (device_ids.size() > 1) outcome.leaderboard.devices = device_ids;
+  outcome.leaderboard.shard = options.shard;
   write_file_atomically(outcome.leaderboard_path, nlohmann::json(outcome.leaderboard).dump(2) + "\n");
   return outcome;
 }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/distribute/shard.hpp"
 #include "tuner/run/compile_counts.hpp"
 #include "tuner/run/leaderboard_model.hpp"
 #include "tuner/run/progress.hpp"
@@ -20,6 +21,8 @@ namespace attn {
 struct SweepOptions {
   std::filesystem::path spec_path;
   std::string device_id;               // empty: the best device for the spec's backends
+  std::vector<std::string> devices;    // several devices of one model sharing the queue (device_id then unused)
+  Shard shard;                         // this process's part of the plan (--shard); the whole plan by default
   std::string shape_selection;         // --shape
   std::vector<std::string> kernels;    // --kernel; empty = all
   std::filesystem::path out;           // empty: results/<spec>.<device>.json
