@@ -22,6 +22,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/distribute/device_pool.hpp"
 #include "tuner/distribute/distributed_sweep.hpp"
+#include "tuner/distribute/shard.hpp"
 
 namespace attn {
 namespace {
@@ -233,6 +234,45 @@ TEST(DevicePool, ADeviceThatCannotRunLeavesItsJobsToTheOthers) {
                      }},
            stop);
   EXPECT_EQ(keys.size(), 4u) << "every job ran on the device that works";
+}
+
+TEST(ShardResume, AShardKilledMidSweepResumesToItsShareOfTheWholeSweep) {
+  test::TempDir dir;
+  const auto reference = test::run_cli(test::sweep_args("tests/data/resume.json", dir / "reference.json"));
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  std::map<std::string, std::string> share;  // what shard 0 of 2 holds of the whole sweep
+  for (const auto& [key, status] : test::statuses(dir / "reference.json"))
+    if (shard_of(key, 2) == 0) share[key] = status;
+  ASSERT_GE(share.size(), 4u);
+
+  const auto args = test::sweep_args("tests/data/resume.json", dir / "lb.json", {"--shard", "0/2"});
+  const fs::path out = dir / "lb.shard-0-of-2.json", journal = out.string() + ".journal.jsonl";
+  const pid_t sweep = start_cli(args);
+  ASSERT_TRUE(wait_for_results(journal, 2));
+  const auto workers = workers_of(sweep);
+  ::kill(sweep, SIGKILL);
+  for (pid_t w : workers) ::kill(w, SIGKILL);
+  ::waitpid(sweep, nullptr, 0);
+  const int before = test::journaled_results(journal);
+  ASSERT_LT(static_cast<std::size_t>(before), share.size()) << "the shard finished before it could be killed";
+  EXPECT_FALSE(fs::exists(out)) << "the leaderboard is written at the end only";
+
+  auto resumed_args = args;
+  resumed_args.push_back("--resume");
+  const auto resumed = test::run_cli(resumed_args);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(test::statuses(out), share);
+  EXPECT_EQ(test::journaled_results(journal), static_cast<int>(share.size())) << "nothing measured before the kill was measured again";
+}
+
+TEST_F(TwoPoclDevices, AResumeOnOtherDevicesIsRefusedNamingThem) {
+  test::TempDir dir;
+  const auto two = test::run_cli(test::sweep_args("tests/data/shards.json", dir / "lb.json", {"--device", "opencl:all"}));
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  const auto one =
+      test::run_cli(test::sweep_args("tests/data/shards.json", dir / "lb.json", {"--device", "opencl:0:0", "--resume"}));
+  EXPECT_EQ(one.exit_code, 2) << one.err;
+  EXPECT_NE(one.err.find("devices"), std::string::npos) << one.err;
 }
 
 TEST(DevicePool, DevicesOfDifferentModelsFormSeparateGroups) {

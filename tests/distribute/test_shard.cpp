@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "tests/distribute/sweep_outcomes.hpp"
+#include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/distribute/shard.hpp"
 
@@ -73,6 +75,14 @@ TEST(Shard, ShardArgumentsAreReadAndBadOnesRefused) {
 TEST(Shard, EachShardWritesItsOwnFile) {
   EXPECT_EQ(shard_path("results/fa.json", Shard{1, 4, ""}), "results/fa.shard-1-of-4.json");
   EXPECT_EQ(shard_path("results/fa.json", Shard{}), "results/fa.json");
+}
+
+TEST(Shard, ASearchStrategyCannotBeSharded) {
+  test::TempDir dir;
+  const auto r = test::run_cli(
+      test::sweep_args("tests/data/shards.json", dir / "lb.json", {"--shard", "0/2", "--strategy", "random", "--budget-evals", "2"}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--shard splits the whole plan"), std::string::npos) << r.err;
 }
 
 }  // namespace
