@@ -10,6 +10,7 @@
 #include "tuner/export/leaderboard_reader.hpp"
 #include "tuner/export/recorded_spec_measurer.hpp"
 #include "tuner/run/leaderboard.hpp"
+#include "tuner/run/measurement_identity.hpp"
 #include "tuner/run/run_plan.hpp"
 #include "tuner/spec/shape_selection.hpp"
 #include "tuner/spec/spec_loader.hpp"
@@ -19,30 +20,50 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What must be equal for two leaderboards to be one sweep's parts, by what it is called.
-std::vector<std::pair<std::string, std::string>> identity(const Leaderboard& lb) {
-  std::string sources;
-  for (const auto& s : lb.sources) sources += fmt::format("{} {} sha256 {}; ", s.backend, s.path, s.sha256);
-  nlohmann::json timing = lb.settings.timing.to_json();
-  return {{"spec (sha256)", lb.spec_sha256},
-          {"--shape selection", lb.shape_filter.empty() ? "(none)" : lb.shape_filter},
-          {"kernel sources", sources},
-          {"timing settings", timing.dump()},
-          {"--seed", std::to_string(lb.settings.seed)},
-          {"determinism settings", lb.settings.determinism.to_json().dump()},
-          {"device model", lb.device.name}};
+// What must be equal for two leaderboards to be one sweep's parts: what defines their measurements
+// (run/measurement_identity), with the device model in place of the device.
+nlohmann::json merge_identity(const Leaderboard& lb) {
+  nlohmann::json id = measurement_identity(lb);
+  id.erase("device");
+  id["device_model"] = lb.device.name;
+  return id;
+}
+
+// How messages call the fields of the identity.
+std::string field_name(const std::string& key) {
+  static const std::map<std::string, std::string> names = {
+      {"spec_sha256", "spec (sha256)"}, {"sources", "kernel sources"},     {"shape_selection", "--shape selection"},
+      {"seed", "--seed"},              {"timing", "timing settings"},     {"checks", "determinism settings"},
+      {"device_model", "device model"}};
+  const auto it = names.find(key);
+  return it == names.end() ? key : it->second;
+}
+
+// "min_samples: 2 in A, 3 in B": the first member of FIRST and OTHER that differs, or the values themselves.
+std::string difference(const nlohmann::json& first, const nlohmann::json& other, const std::string& a, const std::string& b) {
+  if (first.is_object() && other.is_object()) {
+    std::set<std::string> keys;
+    for (const auto& [key, _] : first.items()) keys.insert(key);
+    for (const auto& [key, _] : other.items()) keys.insert(key);
+    for (const auto& key : keys) {
+      const nlohmann::json x = first.value(key, nlohmann::json()), y = other.value(key, nlohmann::json());
+      if (x != y) return fmt::format("{}: {} in {}, {} in {}", key, x.dump(), a, y.dump(), b);
+    }
+  }
+  return fmt::format("{} in {}, {} in {}", first.dump(), a, other.dump(), b);
 }
 
 void refuse_mismatches(const std::vector<Leaderboard>& shards) {
-  const auto first = identity(shards.front());
+  const nlohmann::json first = merge_identity(shards.front());
+  const std::string a = shards.front().file.string();
   for (std::size_t i = 1; i < shards.size(); ++i) {
-    const auto other = identity(shards[i]);
-    for (std::size_t f = 0; f < first.size(); ++f)
-      if (first[f].second != other[f].second)
-        throw UsageError(fmt::format("cannot merge {} with {}: their {} differ:\n  {}: {}\n  {}: {}",
-                                     shards[i].file.string(), shards.front().file.string(), first[f].first,
-                                     shards.front().file.string(), first[f].second, shards[i].file.string(),
-                                     other[f].second));
+    const nlohmann::json other = merge_identity(shards[i]);
+    const std::string b = shards[i].file.string();
+    for (const auto& [key, value] : first.items())
+      if (other.value(key, nlohmann::json()) != value)
+        throw UsageError(fmt::format("cannot merge {} with {}: their {} differ ({}): shards of one sweep are run with "
+                                     "the same spec, code, --shape, timing options and seed, on one device model",
+                                     b, a, field_name(key), difference(value, other.value(key, nlohmann::json()), a, b)));
   }
 }
 

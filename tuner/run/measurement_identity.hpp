@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/backend/device.hpp"
+#include "tuner/run/leaderboard_model.hpp"
 #include "tuner/run/settings.hpp"
 #include "tuner/spec/spec.hpp"
 
@@ -17,5 +18,7 @@ namespace attn {
 // Not in it: what only decides ranking or robustness (--require, isolation, watchdogs).
 nlohmann::json measurement_identity(const Spec& spec, const std::string& shape_selection, const DeviceInfo& device,
                                     const RunSettings& settings);
+// The same, from what a leaderboard records (merge compares its parts by it).
+nlohmann::json measurement_identity(const Leaderboard& leaderboard);
 
 }  // namespace attn
