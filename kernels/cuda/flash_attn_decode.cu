@@ -98,9 +98,23 @@
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_decode: DTYPE must be 1 (fp16) or 2 (bf16)"
 #endif
-#if HEAD_DIM != 64 && HEAD_DIM != 128 && HEAD_DIM != 256
-#error "flash_attn_decode: HEAD_DIM must be 64, 128 or 256"
+#if HEAD_DIM % 8 != 0 || HEAD_DIM < 8 || HEAD_DIM > 256
+#error "flash_attn_decode: HEAD_DIM must be a multiple of 8 in 8..256"
 #endif
+#if DEC_MMA == 1 && HEAD_DIM % 64 != 0
+#error "flash_attn_decode: DEC_MMA 1 (permuted register fragments) takes HEAD_DIM 64, 128 or 256"
+#endif
+
+/* Padded head dimensions (every padding test is a compile-time constant when
+ * HEAD_DIM is already a multiple): DEC_MMA 0 gives each of the DEC_ROW_THREADS
+ * threads of a row FD_DIM_R / DEC_ROW_THREADS elements, chunks past HEAD_DIM
+ * being zeros that are never stored; DEC_MMA 2 runs its products over FD_DIM_K
+ * dims (the k16 step) with rows FD_DIM_S wide in shared memory (a power of two
+ * of at least 8 chunks, what the swizzle and the copy mapping need), the padded
+ * chunks zero-filled by cp.async (nothing read) and never stored. */
+#define FD_DIM_R ((HEAD_DIM + 8 * DEC_ROW_THREADS - 1) / (8 * DEC_ROW_THREADS) * (8 * DEC_ROW_THREADS))
+#define FD_DIM_K ((HEAD_DIM + 15) / 16 * 16)
+#define FD_DIM_S (FD_DIM_K <= 64 ? 64 : FD_DIM_K <= 128 ? 128 : 256)
 #if SPLIT_MODE < 0 || SPLIT_MODE > 2
 #error "flash_attn_decode: SPLIT_MODE must be 0, 1 or 2"
 #endif
@@ -112,9 +126,6 @@
 #endif
 #if DEC_ROW_THREADS != 2 && DEC_ROW_THREADS != 4 && DEC_ROW_THREADS != 8 && DEC_ROW_THREADS != 16 && DEC_ROW_THREADS != 32
 #error "flash_attn_decode: DEC_ROW_THREADS must be 2, 4, 8, 16 or 32"
-#endif
-#if DEC_MMA == 0 && (HEAD_DIM / DEC_ROW_THREADS) % 8 != 0
-#error "flash_attn_decode: HEAD_DIM / DEC_ROW_THREADS must be a multiple of 8 (16-byte vectors)"
 #endif
 #if DEC_UNROLL < 1 || DEC_UNROLL > 16
 #error "flash_attn_decode: DEC_UNROLL must be in 1..16"
@@ -132,7 +143,7 @@
 #if DEC_MMA == 2 && DEC_UNROLL > 4
 #error "flash_attn_decode: DEC_MMA 2 takes DEC_UNROLL 1..4 (16-key steps per ring stage)"
 #endif
-#define DEC_SMEM_BYTES (DEC_MMA == 2 ? DEC_THREADS / 32 * DEC_STAGES * DEC_UNROLL * 64 * HEAD_DIM : 0)
+#define DEC_SMEM_BYTES (DEC_MMA == 2 ? DEC_THREADS / 32 * DEC_STAGES * DEC_UNROLL * 64 * FD_DIM_S : 0)
 #if DEC_COMBINE_THREADS % 32 != 0 || DEC_COMBINE_THREADS > 1024
 #error "flash_attn_decode: DEC_COMBINE_THREADS must be a multiple of 32, at most 1024"
 #endif
@@ -150,7 +161,8 @@ using namespace ptx;
 constexpr int kRT = DEC_ROW_THREADS;
 constexpr int kGroups = DEC_THREADS / kRT;       /* row groups per block */
 constexpr int kWarps = DEC_THREADS / 32;
-constexpr int kEPT = HEAD_DIM / kRT;             /* elements per thread per row */
+constexpr int kEPT = FD_DIM_R / kRT;             /* elements per thread per row (padded) */
+[[maybe_unused]] constexpr int kDC = HEAD_DIM / 8; /* 16-byte chunks of a row in global memory */
 [[maybe_unused]] constexpr int kCH = kEPT / 8;   /* 16-byte vectors per thread per row */
 constexpr int kU = DEC_UNROLL;
 [[maybe_unused]] constexpr int kRowsPerStep = kGroups * kU;
@@ -268,7 +280,8 @@ __device__ __forceinline__ void split_pass(const elem_t* __restrict__ q, const e
         const elem_t* qh = q + ((long long)b * p.Hq + (ok ? h : hq0)) * HEAD_DIM;
 #pragma unroll
         for (int c = 0; c < kCH; ++c) {
-            const uint4 raw = *reinterpret_cast<const uint4*>(qh + (t + c * kRT) * 8);
+            const bool real = FD_DIM_R == HEAD_DIM || t + c * kRT < kDC; /* padded chunks: zeros */
+            const uint4 raw = real ? *reinterpret_cast<const uint4*>(qh + (t + c * kRT) * 8) : make_uint4(0, 0, 0, 0);
             const unsigned wd[4] = {raw.x, raw.y, raw.z, raw.w};
 #pragma unroll
             for (int e2 = 0; e2 < 4; ++e2) {
@@ -299,7 +312,7 @@ __device__ __forceinline__ void split_pass(const elem_t* __restrict__ q, const e
 #pragma unroll
             for (int c = 0; c < kCH; ++c) {
                 const int d0 = (t + c * kRT) * 8;
-                if (ok) {
+                if (ok && (FD_DIM_R == HEAD_DIM || t + c * kRT < kDC)) {
                     kbuf[buf][u][c] = ld_stream(kb + off + d0);
                     vbuf[buf][u][c] = ld_stream(vb + off + d0);
                 } else {
@@ -426,8 +439,9 @@ __device__ __forceinline__ void split_pass(const elem_t* __restrict__ q, const e
         if (lane < kRT) {
 #pragma unroll
             for (int c = 0; c < kCH; ++c)
+                if (FD_DIM_R == HEAD_DIM || t + c * kRT < kDC) /* padded chunks are never stored */
 #pragma unroll
-                for (int e = 0; e < 8; ++e) red[warp * (HEAD_DIM + 2) + (t + c * kRT) * 8 + e] = o[hh][c * 8 + e];
+                    for (int e = 0; e < 8; ++e) red[warp * (HEAD_DIM + 2) + (t + c * kRT) * 8 + e] = o[hh][c * 8 + e];
             if (lane == 0) {
                 red[warp * (HEAD_DIM + 2) + HEAD_DIM] = m[hh];
                 red[warp * (HEAD_DIM + 2) + HEAD_DIM + 1] = l[hh];
@@ -692,14 +706,16 @@ __device__ __forceinline__ void split_pass_mma(const elem_t* __restrict__ q, con
  * ---------------------------------------------------------------------- */
 constexpr int kStages = DEC_STAGES;
 constexpr int kStageKeys = 16 * kU;                  /* keys per ring stage */
-constexpr int kRowBytes = HEAD_DIM * 2;              /* one K or V row */
-constexpr int kChunks = HEAD_DIM / 8;                /* 16-byte chunks per row */
+constexpr int kRowBytes = FD_DIM_S * 2;              /* one K or V row in shared memory */
+constexpr int kChunks = FD_DIM_S / 8;                /* 16-byte chunks per row in shared memory */
+constexpr int kKC = FD_DIM_K / 8;                    /* chunks the products read (the rest: never touched) */
+constexpr int kRed = FD_DIM_K + 2;                   /* floats per warp in the cross-warp merge */
 constexpr int kTileBytes = kStageKeys * kRowBytes;   /* K (or V) part of a stage */
 constexpr int kStageBytes = 2 * kTileBytes;
 constexpr int kRingBytes = kStages * kStageBytes;    /* per warp */
 constexpr int kCpIters = kStageKeys * kChunks / 32;  /* 16-byte copies per lane per tile */
 static_assert(kWarps * kRingBytes == DEC_SMEM_BYTES, "DEC_SMEM_BYTES");
-static_assert(kRingBytes >= 0 && kWarps * (HEAD_DIM + 2) * 4 <= kWarps * kRingBytes, "red fits in the rings");
+static_assert(kRingBytes >= 0 && kWarps * kRed * 4 <= kWarps * kRingBytes, "red fits in the rings");
 static_assert((kStageKeys * kChunks) % 32 == 0 && 32 % kChunks == 0, "whole copies per lane, whole rows per copy");
 
 /* kNT 8-head n-tiles: the query heads hq0 .. hq0 + 8 kNT - 1 (those < hq_end) */
@@ -708,7 +724,7 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
                                                 const elem_t* __restrict__ vb, const __half* __restrict__ mask_row,
                                                 const attn_params& p, int b, int hq0, int hq_end, int r_begin,
                                                 int r_end, int split, const Ws& w, unsigned char* smem) {
-    constexpr int kKS = HEAD_DIM / 16; /* k-steps of S^T = K Q^T, m-tiles of O^T */
+    constexpr int kKS = FD_DIM_K / 16; /* k-steps of S^T = K Q^T, m-tiles of O^T */
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int lg = lane >> 2, lt = lane & 3; /* mma groupID, thread in group */
     const int pos = p.kv_offset;
@@ -728,7 +744,12 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
      * offset is kRowStep * it * kRowBytes + (s_lane ^ (((kRowStep * it) & 7) << 4)). */
     constexpr int kRowStep = 32 / kChunks;
     const int lrow = lane / kChunks, lch = lane % kChunks;
-    const int g_lane = lrow * HEAD_DIM + lch * 8;
+    /* padded D: a lane's chunk is fixed; it copies real data, zero-fills a padded chunk the
+     * products read, or copies nothing (chunks past FD_DIM_K) */
+    const bool l_real = kChunks == kDC || lch < kDC;
+    const bool l_copy = kChunks == kKC || lch < kKC;
+    const unsigned l_bytes = l_real ? 16u : 0u;
+    const int g_lane = lrow * HEAD_DIM + (l_real ? lch : 0) * 8;
     const unsigned s_lane = (unsigned)(lrow * kRowBytes + ((lch ^ lrow) << 4));
     auto issue = [&](int i, int buf) {
         const int key0 = r_begin + (warp + i * kWarps) * kStageKeys;
@@ -739,19 +760,23 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
 #pragma unroll
             for (int it = 0; it < kCpIters; ++it) {
                 const unsigned soff = kRowStep * it * kRowBytes + (s_lane ^ (((kRowStep * it) & 7) << 4));
-                cp_async16_zfill(kdst + soff, ksrc + it * kRowStep * HEAD_DIM, 16u);
-                cp_async16_zfill(kdst + kTileBytes + soff, vsrc + it * kRowStep * HEAD_DIM, 16u);
+                if (l_copy) {
+                    cp_async16_zfill(kdst + soff, ksrc + it * kRowStep * HEAD_DIM, l_bytes);
+                    cp_async16_zfill(kdst + kTileBytes + soff, vsrc + it * kRowStep * HEAD_DIM, l_bytes);
+                }
             }
         } else { /* the split's last stage: rows from r_end on are zero-filled (src-size 0; their
                   * source address is row r_begin's, inside the tensor, and no byte of it is read) */
-            const int goff0 = r_begin * HEAD_DIM + lch * 8;
+            const int goff0 = r_begin * HEAD_DIM + (l_real ? lch : 0) * 8;
 #pragma unroll
             for (int it = 0; it < kCpIters; ++it) {
                 const unsigned soff = kRowStep * it * kRowBytes + (s_lane ^ (((kRowStep * it) & 7) << 4));
                 const bool ok = key0 + kRowStep * it + lrow < r_end;
                 const int goff = ok ? (key0 + kRowStep * it) * HEAD_DIM + g_lane : goff0;
-                cp_async16_zfill(kdst + soff, kb + goff, ok ? 16u : 0u);
-                cp_async16_zfill(kdst + kTileBytes + soff, vb + goff, ok ? 16u : 0u);
+                if (l_copy) {
+                    cp_async16_zfill(kdst + soff, kb + goff, ok ? l_bytes : 0u);
+                    cp_async16_zfill(kdst + kTileBytes + soff, vb + goff, ok ? l_bytes : 0u);
+                }
             }
         }
     };
@@ -775,8 +800,9 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
         const unsigned* qh = reinterpret_cast<const unsigned*>(q + ((long long)b * p.Hq + (ok ? h : hq0)) * HEAD_DIM);
 #pragma unroll
         for (int ks = 0; ks < kKS; ++ks) {
-            qb[n][ks][0] = ok ? qh[8 * ks + lt] : 0u;
-            qb[n][ks][1] = ok ? qh[8 * ks + 4 + lt] : 0u;
+            /* dims past HEAD_DIM (padding) are zeros */
+            qb[n][ks][0] = ok && 16 * ks + 8 <= HEAD_DIM ? qh[8 * ks + lt] : 0u;
+            qb[n][ks][1] = ok && 16 * ks + 16 <= HEAD_DIM ? qh[8 * ks + 4 + lt] : 0u;
         }
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
@@ -932,7 +958,7 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
     for (int hh = 0; hh < nheads; ++hh) {
         const int hn = hh >> 3, he = hh & 1;
         if (lt == ((hh & 7) >> 1)) {
-            float* rw = red + warp * (HEAD_DIM + 2);
+            float* rw = red + warp * kRed;
 #pragma unroll
             for (int n = 0; n < kNT; ++n)
                 if (n == hn) {
@@ -942,18 +968,18 @@ __device__ __forceinline__ void split_pass_smem(const elem_t* __restrict__ q, co
                         rw[16 * mt + 8 + lg] = he ? acc[n][mt][3] : acc[n][mt][2];
                     }
                     if (lg == 0) {
-                        rw[HEAD_DIM] = he ? m[n][1] : m[n][0];
-                        rw[HEAD_DIM + 1] = he ? l[n][1] : l[n][0];
+                        rw[FD_DIM_K] = he ? m[n][1] : m[n][0];
+                        rw[FD_DIM_K + 1] = he ? l[n][1] : l[n][0];
                     }
                 }
         }
         __syncthreads();
         const long long bhs = ((long long)b * p.Hq + hq0 + hh) * NUM_SPLITS + split;
         for (int d = tid; d < HEAD_DIM; d += DEC_THREADS) {
-            float mm = red[HEAD_DIM], ll = red[HEAD_DIM + 1], oo = red[d];
+            float mm = red[FD_DIM_K], ll = red[FD_DIM_K + 1], oo = red[d];
             for (int wi = 1; wi < kWarps; ++wi) {
-                const float* rw = red + wi * (HEAD_DIM + 2);
-                merge_state<1>(mm, ll, &oo, rw[HEAD_DIM], rw[HEAD_DIM + 1], rw + d);
+                const float* rw = red + wi * kRed;
+                merge_state<1>(mm, ll, &oo, rw[FD_DIM_K], rw[FD_DIM_K + 1], rw + d);
             }
             w.part_o[bhs * HEAD_DIM + d] = oo;
             if (d == 0) {

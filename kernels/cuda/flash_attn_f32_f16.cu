@@ -86,7 +86,8 @@
 #endif
 
 #if DEC_DV_TILE == 0
-#define DEC_DVT DV
+/* all of DV in one pass, padded to whole DEC_RED_COLS reduction chunks */
+#define DEC_DVT (DV <= DEC_RED_COLS ? DV : (DV + DEC_RED_COLS - 1) / DEC_RED_COLS * DEC_RED_COLS)
 #else
 #define DEC_DVT DEC_DV_TILE
 #endif
@@ -105,6 +106,10 @@
 #define DK4 (DK / 4)
 #define DVT4 (DV_TILE / 4)
 #define DEC_DVT4 (DEC_DVT / 4)
+/* A DV tile that does not divide DV: the last pass is padded, its columns from
+ * DV on are loaded as zeros and never stored (as in the OpenCL original). */
+#define DV_PADDED (DV % DV_TILE != 0)
+#define DEC_DV_PADDED (DV % DEC_DVT != 0)
 
 #if DK < 4 || DK % 4 != 0 || DV < 4 || DV % 4 != 0
 #error "DK and DV must be positive multiples of 4"
@@ -112,14 +117,14 @@
 #if BLOCK_M < 1 || BLOCK_N < 1
 #error "BLOCK_M and BLOCK_N must be positive"
 #endif
-#if DV_TILE < 4 || DV_TILE % 4 != 0 || DV % DV_TILE != 0
-#error "DV_TILE must be a multiple of 4 that divides DV"
+#if DV_TILE < 4 || DV_TILE % 4 != 0
+#error "DV_TILE must be a multiple of 4"
 #endif
 #if DEC_WG_SIZE < 1 || (DEC_WG_SIZE & (DEC_WG_SIZE - 1)) != 0
 #error "DEC_WG_SIZE must be a power of two (tree reduction)"
 #endif
-#if DEC_DVT < 4 || DEC_DVT % 4 != 0 || DV % DEC_DVT != 0
-#error "DEC_DV_TILE must be 0 or a multiple of 4 that divides DV"
+#if DEC_DVT < 4 || DEC_DVT % 4 != 0
+#error "DEC_DV_TILE must be 0 or a multiple of 4"
 #endif
 #if DEC_RC < 4 || DEC_RC % 4 != 0 || DEC_DVT % DEC_RC != 0 || DEC_WG_SIZE % DEC_RC != 0
 #error "DEC_RED_COLS (and DEC_WG_SIZE) must be multiples of 4 dividing DEC_DV_TILE (or DV) and DEC_WG_SIZE"
@@ -242,7 +247,8 @@ flash_attn_f32_f16(const float* q, const __half* k, const __half* v, const __hal
             }
             for (int idx = lid; idx < BLOCK_N * DVT4; idx += BLOCK_M) {
                 const int j = j0 + idx / DVT4;
-                Vs[idx] = j < kv_hi ? vload_half4(0, vbase + (size_t)j * DV + dv0 + 4 * (idx % DVT4)) : f4(0.0f);
+                Vs[idx] = j < kv_hi && (!DV_PADDED || dv0 + 4 * (idx % DVT4) < DV)
+                              ? vload_half4(0, vbase + (size_t)j * DV + dv0 + 4 * (idx % DVT4)) : f4(0.0f);
             }
             __syncthreads();
 
@@ -280,7 +286,7 @@ flash_attn_f32_f16(const float* q, const __half* k, const __half* v, const __hal
             const float inv = l > 0.0f ? 1.0f / l : 0.0f;
 #pragma unroll
             for (int c = 0; c < DVT4; ++c)
-                reinterpret_cast<float4*>(orow + dv0)[c] = f4_scale(o_acc[c], inv);
+                if (!DV_PADDED || dv0 + 4 * c < DV) reinterpret_cast<float4*>(orow + dv0)[c] = f4_scale(o_acc[c], inv);
         }
     }
 }
@@ -361,7 +367,8 @@ flash_attn_f32_f16_q1(const float* q, const __half* k, const __half* v, const __
                 l += pj;
                 const __half* vrow = vbase + (size_t)j * DV + dv0;
 #pragma unroll
-                for (int c = 0; c < DEC_DVT4; ++c) o_acc[c] = f4_mad(f4(pj), vload_half4(c, vrow), o_acc[c]);
+                for (int c = 0; c < DEC_DVT4; ++c)
+                    if (!DEC_DV_PADDED || dv0 + 4 * c < DV) o_acc[c] = f4_mad(f4(pj), vload_half4(c, vrow), o_acc[c]);
             }
 
             /* Merge (m, l) over the block: fixed tree, so deterministic.
@@ -407,7 +414,7 @@ flash_attn_f32_f16_q1(const float* q, const __half* k, const __half* v, const __
                 if (lid < DEC_RC) {
                     float sum = 0.0f;
                     for (int g = 0; g < DEC_WG_SIZE / DEC_RC; ++g) sum += red_p[g * DEC_RC + lid];
-                    orow[dv0 + cc + lid] = sum;
+                    if (!DEC_DV_PADDED || dv0 + cc + lid < DV) orow[dv0 + cc + lid] = sum;
                 }
             }
         }

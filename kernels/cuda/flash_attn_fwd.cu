@@ -54,10 +54,24 @@
 #ifndef DV_TILE
 #define DV_TILE HEAD_DIM
 #endif
+
+/* Head dimensions that are not a multiple of the mma tiles are padded: the
+ * products run over FA_DIM_K columns (HEAD_DIM rounded up to the k16 step, also
+ * a whole number of n8-tile pairs for P V), the padded columns are zero-filled
+ * in shared memory (cp.async src-size 0, nothing read) and never stored. Rows in
+ * shared memory are FA_DIM_S wide (a power of two of 16-byte chunks, what the
+ * swizzle and the copy mapping need). For D = 64, 128, 256 all three are D and
+ * every padding test below is a compile-time constant. */
+#define FA_DIM_K ((HEAD_DIM + 15) / 16 * 16)
+#define FA_DIM_S (FA_DIM_K <= 16 ? 16 : FA_DIM_K <= 32 ? 32 : FA_DIM_K <= 64 ? 64 : FA_DIM_K <= 128 ? 128 : 256)
+/* V tile: padded like K in one pass; DV_TILE < HEAD_DIM (passes) takes no padding */
+#define FA_DV_K (DV_TILE == HEAD_DIM ? FA_DIM_K : DV_TILE)
+#define FA_DV_S (DV_TILE == HEAD_DIM ? FA_DIM_S : DV_TILE)
+
 /* 1: the warp's Q fragments are loaded once into registers; 0: re-read from
  * shared memory (ldmatrix) at every k-step (frees registers for big tiles). */
 #ifndef Q_IN_REGS
-#define Q_IN_REGS ((BLOCK_M / WARPS_M) * HEAD_DIM <= 2048 ? 1 : 0)
+#define Q_IN_REGS ((BLOCK_M / WARPS_M) * FA_DIM_K <= 2048 ? 1 : 0)
 #endif
 /* second argument of __launch_bounds__ */
 #ifndef MIN_BLOCKS
@@ -68,8 +82,8 @@
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd: DTYPE must be 1 (fp16) or 2 (bf16)"
 #endif
-#if HEAD_DIM != 64 && HEAD_DIM != 128 && HEAD_DIM != 256
-#error "flash_attn_fwd: HEAD_DIM must be 64, 128 or 256"
+#if HEAD_DIM % 8 != 0 || HEAD_DIM < 8 || HEAD_DIM > 256
+#error "flash_attn_fwd: HEAD_DIM must be a multiple of 8 in 8..256"
 #endif
 #if WARPS_N != 1
 #error "flash_attn_fwd: WARPS_N must be 1 (the KV-split-across-warps variant is not implemented)"
@@ -83,15 +97,15 @@
 #if BLOCK_N != 32 && BLOCK_N != 64 && BLOCK_N != 128
 #error "flash_attn_fwd: BLOCK_N must be 32, 64 or 128"
 #endif
-#if (HEAD_DIM % DV_TILE) != 0 || DV_TILE < 32
-#error "flash_attn_fwd: DV_TILE must divide HEAD_DIM and be >= 32"
+#if DV_TILE != HEAD_DIM && ((HEAD_DIM % DV_TILE) != 0 || (DV_TILE != 32 && DV_TILE != 64 && DV_TILE != 128))
+#error "flash_attn_fwd: DV_TILE must be HEAD_DIM, or 32, 64 or 128 dividing HEAD_DIM"
 #endif
 #if Q_IN_REGS != 0 && Q_IN_REGS != 1
 #error "flash_attn_fwd: Q_IN_REGS must be 0 or 1"
 #endif
 
 /* the exact dynamic shared-memory size, in bytes (Q tile + STAGES x (K, V) tiles) */
-#define FA_SMEM_BYTES (2 * (BLOCK_M * HEAD_DIM + STAGES * BLOCK_N * (HEAD_DIM + DV_TILE)))
+#define FA_SMEM_BYTES (2 * (BLOCK_M * FA_DIM_S + STAGES * BLOCK_N * (FA_DIM_S + FA_DV_S)))
 #if FA_SMEM_BYTES > 232448
 #error "flash_attn_fwd: shared memory over the 227 KB per-block limit"
 #endif
@@ -110,15 +124,19 @@ constexpr int kThreads = 32 * WARPS_M * WARPS_N;
 constexpr int kWarpRows = BLOCK_M / WARPS_M;     /* query rows per warp */
 constexpr int kMT = kWarpRows / 16;              /* mma row tiles per warp */
 constexpr int kNT = BLOCK_N / 8;                 /* n-tiles of S */
-constexpr int kKS = HEAD_DIM / 16;               /* k-steps of Q K^T */
-constexpr int kDT = DV_TILE / 8;                 /* n-tiles of O */
+constexpr int kKS = FA_DIM_K / 16;               /* k-steps of Q K^T */
+constexpr int kDT = FA_DV_K / 8;                 /* n-tiles of O */
 constexpr int kPKS = BLOCK_N / 16;               /* k-steps of P V */
 constexpr int kPasses = HEAD_DIM / DV_TILE;
-constexpr int kQChunks = HEAD_DIM / 8;           /* 16-byte chunks per Q / K row */
-constexpr int kVChunks = DV_TILE / 8;            /* 16-byte chunks per V row (one pass) */
-constexpr int kQElems = BLOCK_M * HEAD_DIM;
-constexpr int kKElems = BLOCK_N * HEAD_DIM;
-constexpr int kVElems = BLOCK_N * DV_TILE;
+constexpr int kQChunks = FA_DIM_S / 8;           /* 16-byte chunks per Q / K row in shared memory */
+constexpr int kVChunks = FA_DV_S / 8;            /* 16-byte chunks per V row (one pass) */
+constexpr int kDChunks = HEAD_DIM / 8;           /* chunks of a Q / K / O row in global memory */
+constexpr int kDKChunks = FA_DIM_K / 8;          /* chunks the products read (the rest: never touched) */
+constexpr int kDVChunks = DV_TILE / 8;           /* chunks of V per pass in global memory */
+constexpr int kDVKChunks = FA_DV_K / 8;
+constexpr int kQElems = BLOCK_M * FA_DIM_S;
+constexpr int kKElems = BLOCK_N * FA_DIM_S;
+constexpr int kVElems = BLOCK_N * FA_DV_S;
 constexpr float kLog2e = 1.4426950408889634f;
 
 static_assert(kMT >= 1 && kMT <= 4, "1..4 mma row tiles per warp");
@@ -244,16 +262,24 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
     constexpr int kVStep = kThreads / kVChunks;  /* rows between a thread's V chunks */
     const int qk_row = tid / kQChunks, qk_ch = tid % kQChunks;
     const int v_row = tid / kVChunks, v_ch = tid % kVChunks;
-    const elem_t* __restrict__ qg_thr = qg + qk_row * HEAD_DIM + qk_ch * 8;
-    const elem_t* __restrict__ kg_thr = kg + qk_row * HEAD_DIM + qk_ch * 8;
-    const elem_t* __restrict__ vg_thr = vg + v_row * HEAD_DIM + v_ch * 8;
+    /* padded D: a thread's chunk column is fixed, so it copies real data (chunk < kDChunks),
+     * zero-fills a padded column the products read, or skips columns nothing reads */
+    const bool qk_real = kDChunks == kQChunks || qk_ch < kDChunks;
+    const bool qk_copy = kDKChunks == kQChunks || qk_ch < kDKChunks;
+    const bool v_real = kDVChunks == kVChunks || v_ch < kDVChunks;
+    const bool v_copy = kDVKChunks == kVChunks || v_ch < kDVKChunks;
+    const int qk_src_ch = qk_real ? qk_ch : 0, v_src_ch = v_real ? v_ch : 0;
+    const elem_t* __restrict__ qg_thr = qg + qk_row * HEAD_DIM + qk_src_ch * 8;
+    const elem_t* __restrict__ kg_thr = kg + qk_row * HEAD_DIM + qk_src_ch * 8;
+    const elem_t* __restrict__ vg_thr = vg + v_row * HEAD_DIM + v_src_ch * 8;
 
     auto load_q = [&]() {
 #pragma unroll
         for (int i = 0; i < kQPerThr; ++i) {
             const int r = qk_row + i * kQKStep;
-            cp_async16_zfill(sQa + tile_off<kQChunks>(r, qk_ch), qg_thr + (long long)(m0 + i * kQKStep) * HEAD_DIM,
-                       m0 + r < Nq ? 16 : 0);
+            if (qk_copy)
+                cp_async16_zfill(sQa + tile_off<kQChunks>(r, qk_ch), qg_thr + (long long)(m0 + i * kQKStep) * HEAD_DIM,
+                                 qk_real && m0 + r < Nq ? 16 : 0);
         }
     };
     auto load_k = [&](int stage, int tile) {
@@ -263,7 +289,9 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
 #pragma unroll
         for (int i = 0; i < kKPerThr; ++i) {
             const int r = qk_row + i * kQKStep;
-            cp_async16_zfill(dst + tile_off<kQChunks>(r, qk_ch), src + i * kQKStep * HEAD_DIM, n0 + r < Nkv ? 16 : 0);
+            if (qk_copy)
+                cp_async16_zfill(dst + tile_off<kQChunks>(r, qk_ch), src + i * kQKStep * HEAD_DIM,
+                                 qk_real && n0 + r < Nkv ? 16 : 0);
         }
     };
     auto load_v = [&](int stage, int tile, int col0) {
@@ -273,7 +301,9 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
 #pragma unroll
         for (int i = 0; i < kVPerThr; ++i) {
             const int r = v_row + i * kVStep;
-            cp_async16_zfill(dst + tile_off<kVChunks>(r, v_ch), src + i * kVStep * HEAD_DIM, n0 + r < Nkv ? 16 : 0);
+            if (v_copy)
+                cp_async16_zfill(dst + tile_off<kVChunks>(r, v_ch), src + i * kVStep * HEAD_DIM,
+                                 v_real && n0 + r < Nkv ? 16 : 0);
         }
     };
 
@@ -564,7 +594,9 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
                 const int r = wrow0 + c / kQChunks, ch = c % kQChunks;
                 const int gr = m0 + r;
                 const uint4 val = *reinterpret_cast<const uint4*>(sQ + tile_off<kQChunks>(r, ch));
-                if (gr < Nq) *reinterpret_cast<uint4*>(og + (long long)gr * HEAD_DIM + ch * 8) = val;
+                /* padded columns (ch >= kDChunks) stay in shared memory */
+                if (gr < Nq && (kDChunks == kQChunks || ch < kDChunks))
+                    *reinterpret_cast<uint4*>(og + (long long)gr * HEAD_DIM + ch * 8) = val;
             }
         } else {
             /* DV tiling: Q stays in shared memory for the next pass; store straight from registers */

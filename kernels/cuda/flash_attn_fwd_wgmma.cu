@@ -59,9 +59,18 @@
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_wgmma: DTYPE must be 1 (fp16) or 2 (bf16)"
 #endif
-#if HEAD_DIM != 64 && HEAD_DIM != 128
-#error "flash_attn_fwd_wgmma: HEAD_DIM must be 64 or 128"
+#if HEAD_DIM % 8 != 0 || HEAD_DIM < 8 || HEAD_DIM > 256
+#error "flash_attn_fwd_wgmma: HEAD_DIM must be a multiple of 8 in 8..256"
 #endif
+
+/* Padded head dimensions: S = Q K^T runs over FW_DIM_K columns (HEAD_DIM rounded
+ * up to the k16 step), O = P V over FW_DIM_P (whole n64 pieces = whole panels).
+ * Shared-memory rows are FW_DIM_P wide; the padded columns the products read are
+ * zero-filled (cp.async src-size 0, nothing read from global memory) and O's
+ * padded columns are never stored. For D = 64, 128, 256 both are D and every
+ * padding test is a compile-time constant. */
+#define FW_DIM_K ((HEAD_DIM + 15) / 16 * 16)
+#define FW_DIM_P ((HEAD_DIM + 63) / 64 * 64)
 #if BLOCK_M % 64 != 0 || BLOCK_M < 64 || BLOCK_M > 192
 #error "flash_attn_fwd_wgmma: BLOCK_M must be 64, 128 or 192 (one warpgroup per 64 rows)"
 #endif
@@ -82,7 +91,7 @@
 #endif
 
 /* Q tile + STAGES x (K, V) tiles, plus 1024 bytes to align the first panel */
-#define FW_SMEM_BYTES (1024 + 2 * (BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
+#define FW_SMEM_BYTES (1024 + 2 * (BLOCK_M * FW_DIM_P + 2 * STAGES * BLOCK_N * FW_DIM_P))
 #if FW_SMEM_BYTES > 232448
 #error "flash_attn_fwd_wgmma: shared memory over the 227 KB per-block limit"
 #endif
@@ -104,13 +113,15 @@ namespace fw {
 using namespace ptx;
 
 constexpr int kThreads = 2 * BLOCK_M;          /* 128 per warpgroup of 64 rows */
-constexpr int kKS = HEAD_DIM / 16;             /* k-steps of Q K^T */
+constexpr int kKS = FW_DIM_K / 16;             /* k-steps of Q K^T */
 constexpr int kSN = BLOCK_N / 64;              /* n64 pieces of S */
-constexpr int kON = HEAD_DIM / 64;             /* n64 pieces of O (= panels of a row) */
+constexpr int kON = FW_DIM_P / 64;             /* n64 pieces of O (= panels of a row) */
 constexpr int kPKS = BLOCK_N / 16;             /* k-steps of P V */
-constexpr int kRowChunks = HEAD_DIM / 8;       /* 16-byte chunks per row */
-constexpr int kQBytes = 2 * BLOCK_M * HEAD_DIM;
-constexpr int kTileBytes = 2 * BLOCK_N * HEAD_DIM; /* one K or one V tile */
+constexpr int kRowChunks = HEAD_DIM / 8;       /* 16-byte chunks per row in global memory */
+constexpr int kQKChunks = FW_DIM_K / 8;        /* chunks of Q / K rows the products read */
+constexpr int kVChunks = FW_DIM_P / 8;         /* chunks of V rows the products read */
+constexpr int kQBytes = 2 * BLOCK_M * FW_DIM_P;
+constexpr int kTileBytes = 2 * BLOCK_N * FW_DIM_P; /* one K or one V tile */
 constexpr float kLog2e = 1.4426950408889634f;
 
 #define kNegInf (__int_as_float(0xff800000))
@@ -122,17 +133,20 @@ __device__ __forceinline__ unsigned panel_off(int row, int chunk) {
     return static_cast<unsigned>((chunk >> 3) * ROWS * 128 + row * 128 + (((chunk & 7) ^ (row & 7)) << 4));
 }
 
-/* ROWS x HEAD_DIM rows of src (row stride HEAD_DIM) into the panel layout at
- * dst; rows at or past `valid` are zero-filled without being read. */
-template <int ROWS>
+/* ROWS x COLS chunks of src (row stride HEAD_DIM) into the panel layout at
+ * dst; rows at or past `valid` and chunks past HEAD_DIM (padding) are
+ * zero-filled without being read. */
+template <int ROWS, int COLS>
 __device__ __forceinline__ void load_tile(unsigned dst, const elem_t* __restrict__ src, int valid, int tid) {
-    constexpr int kChunks = ROWS * kRowChunks;
+    constexpr int kChunks = ROWS * COLS;
 #pragma unroll
     for (int i0 = 0; i0 < kChunks; i0 += kThreads) {
         const int i = i0 + tid;
         if (kChunks % kThreads == 0 || i < kChunks) {
-            const int r = i / kRowChunks, c = i % kRowChunks;
-            cp_async16_zfill(dst + panel_off<ROWS>(r, c), src + r * HEAD_DIM + c * 8, r < valid ? 16 : 0);
+            const int r = i / COLS, c = i % COLS;
+            const bool real = COLS == kRowChunks || c < kRowChunks;
+            cp_async16_zfill(dst + panel_off<ROWS>(r, c), src + r * HEAD_DIM + (real ? c : 0) * 8,
+                             real && r < valid ? 16 : 0);
         }
     }
 }
@@ -196,12 +210,12 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
 
     auto load_kv = [&](int stage, int tile) {
         const int n0 = tile * BLOCK_N;
-        load_tile<BLOCK_N>(sKa + stage * kTileBytes, kg + (long long)n0 * HEAD_DIM, Nkv - n0, tid);
-        load_tile<BLOCK_N>(sVa + stage * kTileBytes, vg + (long long)n0 * HEAD_DIM, Nkv - n0, tid);
+        load_tile<BLOCK_N, kQKChunks>(sKa + stage * kTileBytes, kg + (long long)n0 * HEAD_DIM, Nkv - n0, tid);
+        load_tile<BLOCK_N, kVChunks>(sVa + stage * kTileBytes, vg + (long long)n0 * HEAD_DIM, Nkv - n0, tid);
     };
 
     /* ---- prologue: Q and the first STAGES - 1 tiles, one commit group per tile ---- */
-    load_tile<BLOCK_M>(sQa, q + q_base + (long long)m0 * HEAD_DIM, Nq - m0, tid);
+    load_tile<BLOCK_M, kQKChunks>(sQa, q + q_base + (long long)m0 * HEAD_DIM, Nq - m0, tid);
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < ntiles) load_kv(s, tb + s);
@@ -462,8 +476,9 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
             for (int j = 0; j < kON; ++j)
 #pragma unroll
                 for (int c = 0; c < 8; ++c)
-                    *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) =
-                        pack2<elem_t>(oacc[j][4 * c + 2 * hh] * inv, oacc[j][4 * c + 2 * hh + 1] * inv);
+                    if (64 * j + 8 * c < HEAD_DIM) /* padded columns are never stored */
+                        *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) =
+                            pack2<elem_t>(oacc[j][4 * c + 2 * hh] * inv, oacc[j][4 * c + 2 * hh + 1] * inv);
         }
     }
 }

@@ -1,6 +1,7 @@
 // Seed 004's kernel on PoCL: every one of the seed's combinations A-H either
 // verifies against the CPU reference or carries the reason it was skipped,
-// and nothing in the small spec is incorrect.
+// and nothing in the small spec is incorrect; head dimensions that no output
+// tile divides (padded last pass) verify on every row.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -50,6 +51,45 @@ TEST(FlashAttnF32F16, CombinationsAtoHVerifyOrCarryTheirReason) {
   EXPECT_GT(prefill_groups, 0);
   EXPECT_GT(decode_ok, 0);
   for (const char* label : {"A", "B", "C", "D", "E", "F", "G", "H"}) EXPECT_TRUE(seen.contains(label)) << label;
+}
+
+// D = 80 and D = 40 with output tiles that do not divide them: the last pass
+// is padded. Every row is verified, so a padded column stored into the next
+// row (written one pass earlier) or past the output's end fails the check.
+TEST(FlashAttnF32F16, HeadDimsThatNoOutputTileDividesVerifyOnEveryRow) {
+  set_worker_executable(test::binary());
+  test::TempDir dir;
+  SweepOptions opt;
+  opt.spec_path = test::source_dir() / "tests" / "data" / "head_dims_f32_f16.json";
+  opt.device_id = "opencl:0:0";
+  opt.out = dir / "lb.json";
+  opt.settings.timing.min_samples = 2;
+  opt.settings.timing.max_time_s = 0.01;
+  opt.settings.timing.warmup_runs = 0;
+  Progress quiet(stderr, false, true);
+  const nlohmann::json lb = run_sweep(opt, quiet).leaderboard;
+
+  std::set<std::string> padded_seen;  // kernel/D of configurations whose tile does not divide D
+  for (const auto& g : lb.at("groups")) {
+    const std::string kernel = g.at("kernel");
+    const int d = g.at("shape_fields").at("D").get<int>();
+    for (const auto& e : g.at("entries")) {
+      const std::string where = kernel + "/" + g.at("shape").get<std::string>() + " " + e.at("key").get<std::string>();
+      ASSERT_EQ(e.at("status"), "ok") << where << ": " << e.dump().substr(0, 2000);
+      const auto& v = e.at("verify");
+      EXPECT_TRUE(v.at("passed").get<bool>()) << where;
+      EXPECT_EQ(v.at("nonfinite").get<int>(), 0) << where;
+      EXPECT_EQ(v.at("rows_checked"), v.at("rows_total")) << where;
+      int tile = -1;  // params are [name, value] pairs
+      for (const auto& pv : e.at("params"))
+        if (pv.at(0) == (kernel == "prefill" ? "DV_TILE" : "DEC_DV_TILE")) tile = pv.at(1).get<int>();
+      ASSERT_GE(tile, 0) << where;
+      // DEC_DV_TILE 0 at D = 40 pads to 48 reduction columns.
+      if ((tile != 0 && d % tile != 0) || (tile == 0 && d == 40)) padded_seen.insert(kernel + "/" + std::to_string(d));
+    }
+  }
+  for (const char* k : {"prefill/80", "prefill/40", "decode/80", "decode/40", "decode_split/80", "decode_split/40"})
+    EXPECT_TRUE(padded_seen.contains(k)) << k;
 }
 
 }  // namespace
