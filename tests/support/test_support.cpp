@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -60,6 +61,22 @@ CommandResult run_cli(const std::vector<std::string>& args) {
   r.out = read_text_file(out);
   r.err = read_text_file(err);
   return r;
+}
+
+int start_cli(const std::vector<std::string>& args) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(source_dir().c_str()) != 0) ::_exit(126);
+    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) ::_exit(126);
+    std::vector<char*> argv;
+    const std::string exe = binary().string();
+    argv.push_back(const_cast<char*>(exe.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(exe.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
 }
 
 }  // namespace attn::test

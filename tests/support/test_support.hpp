@@ -34,4 +34,9 @@ struct CommandResult {
 // Runs attn-tune with ARGS (no shell), from the repository root, and waits.
 CommandResult run_cli(const std::vector<std::string>& args);
 
+// Starts attn-tune with ARGS from the repository root without waiting (its
+// output goes to /dev/null) and returns its process id: for tests of
+// processes that run at the same time or get killed.
+int start_cli(const std::vector<std::string>& args);
+
 }  // namespace attn::test
