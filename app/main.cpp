@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli_common.hpp"
@@ -49,6 +50,8 @@ std::string closest_subcommand(CLI::App& app, const std::string& word) {
 
 int main(int argc, char** argv) {
   using namespace attn;
+  // Warnings and logs go to stderr: stdout carries results (tables, --json) that scripts read.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("attn-tune"));
   spdlog::set_pattern("%^%l%$: %v");
   spdlog::set_level(spdlog::level::warn);
   register_checks();  // sweeps and workers run the determinism checks when asked

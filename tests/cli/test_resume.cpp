@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -23,9 +24,17 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kTiming = {"--min-samples", "4", "--max-time", "0.15", "--max-noise", "0.01", "-q"};
 
+// The sweep's arguments; a timing option in `extra` replaces the default one.
 std::vector<std::string> sweep_args(const fs::path& out, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"sweep", "tests/data/resume.json", "--device", "opencl:0:0", "--out", out.string()};
-  args.insert(args.end(), kTiming.begin(), kTiming.end());
+  for (std::size_t i = 0; i < kTiming.size(); ++i) {
+    const bool takes_value = kTiming[i] != "-q";
+    if (std::find(extra.begin(), extra.end(), kTiming[i]) == extra.end()) {
+      args.push_back(kTiming[i]);
+      if (takes_value) args.push_back(kTiming[i + 1]);
+    }
+    if (takes_value) ++i;
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
