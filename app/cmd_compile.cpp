@@ -1,12 +1,15 @@
 // attn-tune compile: every configuration compiled, nothing run, with registers,
 // spills, shared memory and occupancy. Needs no GPU for CUDA.
+#include <algorithm>
 #include <regex>
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "tuner/backend/offline_compiler.hpp"
 #include "tuner/cache/cache_store.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/run/compile_report.hpp"
@@ -19,8 +22,19 @@ namespace {
 CLI::Validator cuda_arch_validator() {
   return CLI::Validator(
       [](const std::string& arch) {
-        if (std::regex_match(arch, std::regex("sm_[0-9]+a?"))) return std::string();
-        return fmt::format("'{}' is not a CUDA architecture: expected sm_XX or sm_XXa (e.g. sm_80, sm_90, sm_90a)", arch);
+        if (!std::regex_match(arch, std::regex("sm_[0-9]+[af]?")))
+          return fmt::format("'{}' is not a CUDA architecture: expected sm_XX or sm_XXa (e.g. sm_80, sm_90, sm_90a)", arch);
+        // The number must be one this NVRTC compiles for ("sm_90a" is sm_90's arch-specific variant).
+        std::vector<std::string> known;
+        try {
+          known = offline_compiler().supported_architectures();
+        } catch (const std::exception&) {
+          return std::string();  // no CUDA backend: compile says so itself
+        }
+        const std::string base = arch.back() == 'a' || arch.back() == 'f' ? arch.substr(0, arch.size() - 1) : arch;
+        if (known.empty() || std::find(known.begin(), known.end(), base) != known.end()) return std::string();
+        return fmt::format("'{}' is not an architecture this NVRTC compiles for (it knows: {})", arch,
+                           fmt::join(known, ", "));
       },
       "sm_XX|sm_XXa");
 }

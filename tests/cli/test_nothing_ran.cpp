@@ -61,6 +61,10 @@ TEST(NothingRan, ASourceThatDoesNotCompileIsReportedOnceAndStopsTheSweep) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "the source does not compile: the first 3 configurations failed with the same error")) << r.err;
   EXPECT_TRUE(contains(r.err, "--keep-going")) << r.err;
+  // The compiler's diagnostic points at the user's file, not the OpenCL
+  // implementation's temporary copy of it.
+  EXPECT_TRUE(contains(r.err, "does_not_compile.cl:2:")) << r.err;
+  EXPECT_FALSE(contains(r.err, "tempfile_")) << r.err;
   const auto lb = nlohmann::json::parse(read_text_file(dir / "lb.json"));
   EXPECT_EQ(lb.at("groups")[0].at("entries").size(), 3u) << "stopped after the first 3 of 7 configurations";
 }

@@ -52,5 +52,12 @@ TEST(OptionRanges, CompileForAnUnknownArchitectureIsAUsageErrorListingThePattern
   EXPECT_TRUE(contains(r.err, "sm_XX")) << r.err;
 }
 
+TEST(OptionRanges, CompileForAnArchitectureNvrtcDoesNotKnowIsAUsageErrorListingWhatItKnows) {
+  const auto r = run_cli({"compile", "tests/data/testbed.json", "--arch", "sm_11"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "'sm_11' is not an architecture this NVRTC compiles for")) << r.err;
+  EXPECT_TRUE(contains(r.err, "sm_90")) << "the list NVRTC gave: " << r.err;
+}
+
 }  // namespace
 }  // namespace attn

@@ -3,6 +3,7 @@
 #include "tuner/core/error.hpp"
 #ifdef ATTN_TUNE_WITH_CUDA
 #include "tuner/backend/cuda/cuda_device.hpp"
+#include "tuner/backend/cuda/nvrtc_compiler.hpp"
 #include "tuner/backend/cuda/occupancy.hpp"
 #endif
 
@@ -14,6 +15,7 @@ class NvrtcOfflineCompiler final : public OfflineCompiler {
  public:
   std::string backend() const override { return "cuda"; }
   std::unique_ptr<Program> compile(const CompileRequest& request) const override { return compile_cuda_offline(request); }
+  std::vector<std::string> supported_architectures() const override { return nvrtc_supported_archs(); }
   void describe_launch(const std::string& arch, const Launch& launch, KernelResources& r) const override {
     if (const ArchLimits* limits = find_arch_limits(arch))
       if (const auto occ = theoretical_occupancy(*limits, r, launch)) {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tuner/backend/device.hpp"
 
@@ -18,6 +19,8 @@ class OfflineCompiler {
   virtual std::unique_ptr<Program> compile(const CompileRequest& request) const = 0;
   // Theoretical occupancy of LAUNCH on ARCH into RESOURCES, when the architecture's limits are known.
   virtual void describe_launch(const std::string& arch, const Launch& launch, KernelResources& resources) const = 0;
+  // What the compiler accepts as an architecture ("sm_90", ...), newest last.
+  virtual std::vector<std::string> supported_architectures() const = 0;
 };
 
 // The offline compiler built into this attn-tune; throws UsageError saying why

@@ -39,7 +39,8 @@ const char* t4_invalidity(const ConfigResult& result) {
     case Status::ok: return "correct";
     case Status::compile_failed: return "compile";
     case Status::launch_failed:
-    case Status::crashed: return "runtime";
+    case Status::crashed:
+    case Status::host_oom: return "runtime";
     case Status::incorrect: return "correctness";
     case Status::timeout: return "timeout";
     case Status::skipped:

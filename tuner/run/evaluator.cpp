@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <new>
 #include <set>
 #include <thread>
 
@@ -12,6 +13,7 @@
 #include "tuner/cache/cache_entry.hpp"
 #include "tuner/core/compiler_log.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/host_allocation.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/spec/space.hpp"
 
@@ -64,9 +66,18 @@ void Evaluator::prepare(const std::string& shape) {
   if (prepared_ && prepared_->name == shape) return;
   prepared_.reset();  // free the previous shape's device memory first
   const Shape& s = spec_.shape(shape);
-  auto p = std::make_unique<PreparedShape>(prepare_fields(s.name, s.fields));
-  p->problem->precompute_reference(spec_.tolerance);
-  prepared_ = std::move(p);
+  try {
+    auto p = std::make_unique<PreparedShape>(prepare_fields(s.name, s.fields));
+    p->problem->precompute_reference(spec_.tolerance);
+    prepared_ = std::move(p);
+  } catch (const std::bad_alloc&) {
+    // Not the kernel's fault: every configuration of this shape gets the status.
+    const std::size_t bytes = last_failed_allocation_bytes();
+    throw Outcome{Status::host_oom,
+                  fmt::format("the host could not allocate {} for shape '{}' (its inputs, outputs and CPU reference)",
+                              bytes > 0 ? fmt::format("{:.3g} GiB", bytes / 1073741824.0) : std::string("memory"), shape),
+                  {}};
+  }
 }
 
 CompileRequest Evaluator::compile_request(const std::vector<Define>& defines,

@@ -26,6 +26,12 @@ class InProcessRunner final : public ConfigRunner {
       }
       if (const auto ahead = take_upcoming(job.shape); !ahead.empty()) evaluator_.precompile(ahead);
       return evaluator_.evaluate(job);
+    } catch (const Outcome& o) {  // from prepare(): a shape the host cannot hold
+      ConfigResult result;
+      result.job = job;
+      result.status = o.status;
+      result.reason = o.reason;
+      return result;
     } catch (const DeviceLost& e) {
       // Without a worker there is no fresh context to go on with.
       throw Error(std::string("the device context was lost (run without --no-isolate to survive this): ") + e.what());

@@ -8,7 +8,8 @@ namespace attn {
 
 namespace {
 constexpr Status kAll[] = {Status::ok,        Status::compile_failed, Status::launch_failed, Status::incorrect,
-                           Status::skipped,   Status::crashed,        Status::timeout};
+                           Status::skipped,   Status::crashed,        Status::timeout,
+                           Status::host_oom};
 
 KernelResources resources_from_json(const nlohmann::json& j) {
   KernelResources r;
@@ -38,6 +39,7 @@ const char* status_name(Status s) {
     case Status::skipped: return "skipped";
     case Status::crashed: return "crashed";
     case Status::timeout: return "timeout";
+    case Status::host_oom: return "host_oom";
   }
   return "unknown";
 }

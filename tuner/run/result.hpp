@@ -24,6 +24,7 @@ enum class Status {
   skipped,         // not run: a preset breaking a constraint, a device limit exceeded
   crashed,         // the kernel took its process or context down (illegal address, SIGSEGV)
   timeout,         // ran past the watchdog
+  host_oom,        // the host could not allocate the shape's inputs, outputs or CPU reference
 };
 
 const char* status_name(Status s);

@@ -95,6 +95,8 @@ int serve_worker(const std::filesystem::path& spec_path, const std::string& shap
       // start a new worker.
       std::fflush(nullptr);
       std::_Exit(3);
+    } catch (const Outcome& o) {  // a shape the host cannot hold (host_oom)
+      reply(fd, {{"type", "error"}, {"status", status_name(o.status)}, {"message", o.reason}});
     } catch (const std::exception& e) {
       reply(fd, {{"type", "error"}, {"message", e.what()}});
     }

@@ -60,8 +60,10 @@ class WorkerRunner final : public ConfigRunner {
       if (read == Subprocess::Read::closed) return lost(result, fmt::format("while preparing shape '{}'", job.shape));
       const auto reply = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
       if (reply.is_discarded() || reply.value("type", "") != "prepared") {
-        result.status = Status::crashed;
-        result.reason = fmt::format("preparing shape '{}' failed: {}", job.shape, reply.value("message", line));
+        const bool has_status = !reply.is_discarded() && reply.contains("status");
+        result.status = has_status ? status_from_name(reply.at("status").get<std::string>()) : Status::crashed;
+        result.reason = has_status ? reply.value("message", line)
+                                   : fmt::format("preparing shape '{}' failed: {}", job.shape, reply.value("message", line));
         restart();
         return result;
       }

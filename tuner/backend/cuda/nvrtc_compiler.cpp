@@ -309,6 +309,16 @@ std::string nvrtc_version() {
   return fmt::format("{}.{}", major, minor);
 }
 
+std::vector<std::string> nvrtc_supported_archs() {
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return {};
+  std::vector<int> archs(static_cast<std::size_t>(count));
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return {};
+  std::vector<std::string> names;
+  for (int a : archs) names.push_back(fmt::format("sm_{}", a));
+  return names;
+}
+
 bool nvrtc_has_cache() {
   int major = 0, minor = 0;
   if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return false;

@@ -85,6 +85,8 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request, std::strin
 
 // "13.0", from nvrtcVersion.
 std::string nvrtc_version();
+// NVRTC's --gpu-architecture values, "sm_50" ... "sm_120", from nvrtcGetSupportedArchs.
+std::vector<std::string> nvrtc_supported_archs();
 
 // Whether this NVRTC has a compilation cache (12.9 on) that --no-cache turns off.
 bool nvrtc_has_cache();

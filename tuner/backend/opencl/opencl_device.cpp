@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/backend/opencl/build_log.hpp"
 #include "tuner/backend/opencl/cl_call.hpp"
 #include "tuner/cache/cache_key.hpp"
 #include "tuner/cache/cache_store.hpp"
@@ -157,8 +158,11 @@ class OpenClDevice final : public Device {
     const std::string key = store ? cache_key_of(request, options, cache_failures) : std::string{};
     if (store) {
       if (auto hit = store->load(key)) {
-        if (!hit->ok) throw CachedCompileError(hit->message, hit->log);
+        if (!hit->ok)
+          throw CachedCompileError(attribute_build_log(hit->message, request.source_path),
+                                   attribute_build_log(hit->log, request.source_path));
         if (build_from_binary(*program, *hit, options)) {
+          program->log = attribute_build_log(program->log, request.source_path);
           create_kernels(*program, request);
           return program;
         }
@@ -173,11 +177,13 @@ class OpenClDevice final : public Device {
         failed.ok = false;
         failed.message = e.what();
         failed.log = e.log();
-        store->save(key, failed);
+        store->save(key, failed);  // the compiler's own words: the same text may come from another file
       }
-      throw;
+      throw CompileError(attribute_build_log(e.what(), request.source_path),
+                         attribute_build_log(e.log(), request.source_path));
     }
     if (store) store->save(key, entry_of(*program));
+    program->log = attribute_build_log(program->log, request.source_path);
     create_kernels(*program, request);
     return program;
   }
