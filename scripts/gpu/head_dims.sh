@@ -15,16 +15,24 @@
 #                Hq 32, N 4096, causal and not; D = 256 for wgmma)
 #   peers        scripts/compare/attention_peers.py on the D = 80, 96 and 256 winners:
 #                SDPA FlashAttention-2 / cuDNN / mem-efficient, 3 interleaved repetitions
-#   decode       exhaustive verified sweep of the decode head-dim shapes, then its peers
+#   decode       exhaustive verified sweep of the decode head-dim shapes at KV 32k, then its peers
 # A step that would start after HEAD_DIMS_BUDGET_S seconds (default 420) is skipped
 # and says so, so that the whole run stays under 8 minutes. Last: summary.md and,
 # when more than 8 files were written, everything packed into head_dims.tar.gz.
+#
+# Environment:
+#   STEPS=peers,decode,peers_decode   only these steps (default: all; build is implied)
+#   PREFILL_LEADERBOARDS=DIR          the peers step's prefill leaderboards (flash_attn_fwd.json and
+#                                     flash_attn_fwd_wgmma.json) from DIR instead of this run's, e.g.
+#                                     results/h200/head_dims from an earlier run
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 out="${OUT:-$root/runs/gpu-head-dims}/head_dims"
 mkdir -p "$out"
 budget=${HEAD_DIMS_BUDGET_S:-420}
+steps=",${STEPS:-correctness,prefill,peers,decode,peers_decode},"
+lbs=${PREFILL_LEADERBOARDS:-$out}
 start=$SECONDS
 now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 say() { echo "[$((SECONDS - start)) s] $*" | tee -a "$out/progress.txt"; }
@@ -41,7 +49,8 @@ run() {
   grep -E "^best vs|not ranked|^compile:|^error|^attn-tune:|Traceback|FAIL" "$out/$name.log" | tail -n 12 || true
 }
 
-within_budget() {  # within_budget STEP: false (and a note) past the budget
+within_budget() {  # within_budget STEP: false when STEPS leaves it out, or (with a note) past the budget
+  [[ $steps == *",$1,"* ]] || return 1
   if (( SECONDS - start > budget )); then
     say "SKIPPED $1: ${budget} s budget spent"; echo "$1 skipped (budget)" >>"$out/exit_codes.txt"; return 1
   fi
@@ -72,12 +81,16 @@ prefill_shapes="fp16-d80-n4096,fp16-d80-n4096-causal,bf16-d80-n4096,bf16-d80-n40
 prefill_shapes+=",fp16-d96-n4096,fp16-d96-n4096-causal,bf16-d96-n4096,bf16-d96-n4096-causal"
 prefill_shapes+=",fp16-d112-n4096,fp16-d112-n4096-causal,bf16-d112-n4096,bf16-d112-n4096-causal"
 wgmma_shapes="$prefill_shapes,fp16-d256-n4096,fp16-d256-n4096-causal,bf16-d256-n4096,bf16-d256-n4096-causal"
-decode_shapes="fp16-d80-h32-kv8-n4096,fp16-d80-h32-kv8-n32768,bf16-d80-h32-kv8-n32768"
-decode_shapes+=",fp16-d96-h32-kv8-n4096,fp16-d96-h32-kv8-n32768,bf16-d96-h32-kv8-n32768"
-decode_shapes+=",fp16-d112-h32-kv8-n4096,fp16-d112-h32-kv8-n32768,bf16-d112-h32-kv8-n32768"
+# the KV = 32k decode shapes (the KV = 4k ones too with DECODE_ALL=1: 50% more time)
+decode_shapes="fp16-d80-h32-kv8-n32768,bf16-d80-h32-kv8-n32768,fp16-d96-h32-kv8-n32768,bf16-d96-h32-kv8-n32768"
+decode_shapes+=",fp16-d112-h32-kv8-n32768,bf16-d112-h32-kv8-n32768"
+if [ "${DECODE_ALL:-0}" = 1 ]; then
+  decode_shapes+=",fp16-d80-h32-kv8-n4096,fp16-d96-h32-kv8-n4096,fp16-d112-h32-kv8-n4096"
+fi
 
 # ---- correctness at many D (small shapes, every row verified)
 for spec in flash_attn_fwd flash_attn_fwd_wgmma flash_attn_decode; do
+  within_budget correctness || break
   run "correct_$spec" "$bin" sweep "scripts/gpu/head_dims/${spec}_head_dims.json" "${quick[@]}" --top 1 \
     --out "$out/${spec}_head_dims.json" --overwrite
 done
@@ -89,9 +102,9 @@ if within_budget prefill; then
   run sweep_flash_attn_fwd_wgmma "$bin" sweep configs/flash_attn_fwd_wgmma.json --shape "$wgmma_shapes" "${timed[@]}" \
     --out "$out/flash_attn_fwd_wgmma.json" --overwrite
 fi
-if within_budget peers && [ -f "$out/flash_attn_fwd_wgmma.json" ]; then
+if within_budget peers && [ -f "$lbs/flash_attn_fwd_wgmma.json" ]; then
   run peers_prefill python3 scripts/compare/attention_peers.py --attn-tune "$bin" \
-    --leaderboard "$out/flash_attn_fwd.json" --leaderboard "$out/flash_attn_fwd_wgmma.json" \
+    --leaderboard "$lbs/flash_attn_fwd.json" --leaderboard "$lbs/flash_attn_fwd_wgmma.json" \
     --shape '*-d80-*,*-d96-*,*-d256-*' --reps 3 --out "$out/attention_peers_prefill"
 fi
 
@@ -132,7 +145,7 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         print(f"- {line}")
     if len(bad) > 40:
         print(f"- ... and {len(bad) - 40} more")
-    if best and "head_dims" not in path:
+    if best and not os.path.basename(path).endswith("_head_dims.json"):
         print("\n| kernel | shape | best | median ms |\n| --- | --- | --- | --- |")
         print("\n".join(best))
     print()
