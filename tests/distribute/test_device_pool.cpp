@@ -36,24 +36,6 @@ class TwoPoclDevices : public ::testing::Test {
   void TearDown() override { ::unsetenv("POCL_DEVICES"); }
 };
 
-// Starts `attn-tune ARGS` in the background from the repository root.
-pid_t start_cli(const std::vector<std::string>& args) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::chdir(test::source_dir().c_str()) != 0) ::_exit(126);
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    std::vector<char*> argv;
-    const std::string exe = test::binary().string();
-    argv.push_back(const_cast<char*>(exe.c_str()));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(exe.c_str(), argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
 // The `attn-tune worker` processes whose parent is PARENT.
 std::vector<pid_t> workers_of(pid_t parent) {
   std::vector<pid_t> pids;
@@ -108,7 +90,7 @@ TEST_F(TwoPoclDevices, AWorkerKilledMidSweepCostsOnlyItsConfiguration) {
   ASSERT_EQ(reference.exit_code, 0) << reference.err;
 
   const fs::path out = dir / "killed.json";
-  const pid_t sweep = start_cli(test::sweep_args("tests/data/resume.json", out, {"--device", "opencl:0:0,opencl:0:1"}));
+  const pid_t sweep = test::start_cli(test::sweep_args("tests/data/resume.json", out, {"--device", "opencl:0:0,opencl:0:1"}));
   ASSERT_TRUE(wait_for_results(fs::path(out.string() + ".journal.jsonl"), 3));
   const auto workers = workers_of(sweep);
   ASSERT_EQ(workers.size(), 2u) << "one worker per device";
@@ -142,7 +124,7 @@ TEST_F(TwoPoclDevices, ASweepOnTwoDevicesKilledWholeResumesLosingNothingMeasured
 
   const fs::path out = dir / "killed.json", journal = out.string() + ".journal.jsonl";
   const auto args = test::sweep_args("tests/data/resume.json", out, {"--device", "opencl:all"});
-  const pid_t sweep = start_cli(args);
+  const pid_t sweep = test::start_cli(args);
   ASSERT_TRUE(wait_for_results(journal, 4));
   const auto workers = workers_of(sweep);
   ::kill(sweep, SIGKILL);
@@ -247,7 +229,7 @@ TEST(ShardResume, AShardKilledMidSweepResumesToItsShareOfTheWholeSweep) {
 
   const auto args = test::sweep_args("tests/data/resume.json", dir / "lb.json", {"--shard", "0/2"});
   const fs::path out = dir / "lb.shard-0-of-2.json", journal = out.string() + ".journal.jsonl";
-  const pid_t sweep = start_cli(args);
+  const pid_t sweep = test::start_cli(args);
   ASSERT_TRUE(wait_for_results(journal, 2));
   const auto workers = workers_of(sweep);
   ::kill(sweep, SIGKILL);
