@@ -126,6 +126,8 @@ void add_compile_command(CLI::App& app, Context& ctx) {
                  report.backend, report.arch,
                  report.count(Status::ok), report.count(Status::compile_failed), report.count(Status::skipped), spilling,
                  noted ? fmt::format("; {} with a ptxas performance note", noted) : "");
+      // A shape a kernel cannot take at all (e.g. a head dimension outside its constraints) is said by name.
+      for (const auto& x : report.exclusions) fmt::print(stderr, "  {}\n", x.text());
       // A serialized wgmma pipeline compiles and runs correctly, only slower: say so before anyone times it.
       if (first_noted)
         fmt::print(stderr, "  e.g. {} {}: {}\n", first_noted->job.kernel, config_key(first_noted->job.config),

@@ -47,6 +47,18 @@ TEST(Compile, ReportsSpillsAndKeepsTheCompilerLog) {
   EXPECT_NE(broken.at("log").get<std::string>().find("planted compile failure"), std::string::npos);
 }
 
+// A head dimension outside what a kernel takes leaves its space empty; the report
+// names the kernel, the shape and the constraint, and nothing is compiled.
+TEST(Compile, AHeadDimensionAKernelDoesNotTakeIsReportedWithItsConstraint) {
+  const auto report = compile_json({"configs/flash_attn_fwd_wgmma.json", "--shape", "fp16-d80-n4096,D=84"}, 0);
+  EXPECT_EQ(report.at("compiles").get<int>(), 0);
+  ASSERT_EQ(report.at("exclusions").size(), 1u) << report.dump().substr(0, 2000);
+  const auto& x = report.at("exclusions").at(0);
+  EXPECT_EQ(x.at("kernel"), "prefill_wgmma");
+  EXPECT_EQ(x.at("shape"), "fp16-d80-n4096[D=84]");
+  EXPECT_EQ(x.at("reason"), "constraint `D % 8 == 0 && D >= 8 && D <= 256` is false");
+}
+
 std::vector<std::string> cuda_specs() {
   std::vector<std::string> specs;
   for (const auto& e : fs::directory_iterator(test::source_dir() / "configs")) {

@@ -80,7 +80,10 @@ int CompileReport::count(Status s) const {
 nlohmann::json CompileReport::to_json() const {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& c : configs) list.push_back(c.to_json());
-  return {{"backend", backend}, {"arch", arch}, {"compiles", compiles}, {"cache_hits", cache_hits}, {"configs", list}};
+  nlohmann::json excluded = nlohmann::json::array();
+  for (const auto& x : exclusions) excluded.push_back({{"kernel", x.kernel}, {"shape", x.shape}, {"reason", x.reason}});
+  return {{"backend", backend}, {"arch", arch},   {"compiles", compiles},
+          {"cache_hits", cache_hits}, {"configs", list}, {"exclusions", excluded}};
 }
 
 CompileReport compile_spec(const Spec& spec, const CompileOptions& options, CompileCache* cache) {

@@ -19,6 +19,8 @@ bool has_shape(const KernelSpec& kernel, const std::string& shape) {
 
 }  // namespace
 
+std::string Exclusion::text() const { return fmt::format("kernel {} cannot run shape {}: {}", kernel, shape, reason); }
+
 RunPlan::RunPlan(const Spec& spec, std::string backend) : spec_(spec), backend_(std::move(backend)) {
   for (const auto& k : spec_.kernels)
     if (!runs_on(k, backend_) && !k.shapes.empty()) not_on_backend_.push_back(k.name);

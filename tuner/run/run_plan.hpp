@@ -28,6 +28,8 @@ struct Exclusion {
   std::string kernel;
   std::string shape;
   std::string reason;
+  // "kernel K cannot run shape S: REASON", as sweep and compile print it
+  std::string text() const;
 };
 
 // How many configurations the plan holds (exact for small spaces, estimated

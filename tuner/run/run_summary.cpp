@@ -52,8 +52,7 @@ std::string RunSummary::failure_text() const {
   std::string out = fmt::format("no configuration ran ok ({})\n", counts_text());
   for (const auto& [status, reason] : first_) out += fmt::format("  first {}: {}\n", status_name(status), reason.substr(0, 400));
   for (std::size_t i = 0; i < exclusions_.size() && i < kExclusionsShown; ++i)
-    out += fmt::format("  kernel {} cannot run shape {}: {}\n", exclusions_[i].kernel, exclusions_[i].shape,
-                       exclusions_[i].reason);
+    out += "  " + exclusions_[i].text() + "\n";
   if (exclusions_.size() > kExclusionsShown)
     out += fmt::format("  ... and {} more kernel/shape pairs with nothing to run\n", exclusions_.size() - kExclusionsShown);
   if (const std::string line = not_on_backend_line(); !line.empty()) out += "  " + line + "\n";
