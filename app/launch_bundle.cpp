@@ -13,6 +13,7 @@
 #include "tuner/ops/operation.hpp"
 #include "tuner/run/launch_plan.hpp"
 #include "tuner/run/result.hpp"
+#include "tuner/run/tensor_map_arguments.hpp"
 #ifdef ATTN_TUNE_WITH_CUDA
 #include "tuner/backend/cuda/nvrtc_compiler.hpp"
 #endif
@@ -116,6 +117,14 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
     const std::string params_file = file_stem(shape.name) + ".params.bin";
     write_bytes(dir / params_file, params.data(), params.size());
     args.push_back({{"name", "params"}, {"kind", "value"}, {"bytes", params.size()}, {"file", params_file}, {"hex", hex(params)}});
+    // TMA tensor maps: what to encode (cuTensorMapEncodeTiled) once the buffer's address is known.
+    for (std::size_t m = 0; m < plan.tensor_maps.size(); ++m) {
+      const TensorMapDescription d = describe_tensor_map(plan.tensor_maps[m], m, shape.fields);
+      args.push_back({{"name", plan.tensor_maps[m].buffer + "_map"}, {"kind", "tensor_map"},
+                      {"buffer", plan.tensor_maps[m].buffer}, {"element", element_name(d.element)},
+                      {"dims", d.dims}, {"strides", d.strides}, {"box", d.box}, {"swizzle", d.swizzle_bytes},
+                      {"bytes", 128}});
+    }
     nlohmann::json launches = nlohmann::json::array();
     for (const auto& l : plan.launches)
       launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
@@ -141,7 +150,8 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
       // attn-tune's own inputs come from this seed (its verification); a harness may
       // launch on any inputs of the arguments' sizes and layouts (the operation's params header).
       {"seed", seed},
-      {"args_order", "buffers in the operation's order, then the workspace, then the params struct by value"},
+      {"args_order", "buffers in the operation's order, then the workspace, then the params struct by value, then "
+                     "the kernel's TMA tensor maps (128 bytes each, by value)"},
       {"shapes", std::move(shapes)}};
   write_file_atomically(dir / "launch.json", manifest.dump(1) + "\n");
   return written;

@@ -226,6 +226,28 @@ class Gpu:
                 "rel_noise": statistics.stdev(ms) / statistics.mean(ms) if len(ms) > 1 else 0.0}
 
 
+def encode_tensor_map(np, a, address):
+    """The 128 bytes of a CUtensorMap for the launch bundle's tensor-map argument A over the tensor at ADDRESS,
+    from the driver's cuTensorMapEncodeTiled (what attn-tune's CUDA backend calls), as a by-value struct."""
+    import ctypes
+    global _LIBCUDA
+    if "_LIBCUDA" not in globals():
+        _LIBCUDA = ctypes.CDLL("libcuda.so.1")
+    rank = len(a["dims"])
+    u64, u32 = ctypes.c_uint64, ctypes.c_uint32
+    raw = ctypes.create_string_buffer(128 + 64)  # CUtensorMap is 64-byte aligned
+    out = ctypes.addressof(raw) + (-ctypes.addressof(raw)) % 64
+    data_type = {"f16": 6, "f32": 7, "bf16": 9}[a["element"]]  # CU_TENSOR_MAP_DATA_TYPE_*
+    swizzle = {0: 0, 32: 1, 64: 2, 128: 3}[a["swizzle"]]  # CU_TENSOR_MAP_SWIZZLE_*
+    r = _LIBCUDA.cuTensorMapEncodeTiled(
+        ctypes.c_void_p(out), ctypes.c_int(data_type), u32(rank), ctypes.c_void_p(address),
+        (u64 * rank)(*a["dims"]), (u64 * max(1, rank - 1))(*a["strides"]), (u32 * rank)(*a["box"]),
+        (u32 * rank)(*([1] * rank)), ctypes.c_int(0), ctypes.c_int(swizzle), ctypes.c_int(2), ctypes.c_int(0))
+    if r != 0:
+        raise RunError(f"{a['name']}: cuTensorMapEncodeTiled failed with CUresult {r}")
+    return np.frombuffer(ctypes.string_at(out, 128), dtype=np.dtype([(f"w{n}", np.uint64) for n in range(16)])).copy()
+
+
 def attn_tune_call(gpu, item, t):
     """A function launching the emitted configuration on T, and its output tensor."""
     np, torch, s = gpu.np, gpu.torch, item["launch"]
@@ -235,7 +257,9 @@ def attn_tune_call(gpu, item, t):
     for a in s["args"]:
         if a["kind"] == "value":
             raw = bytes.fromhex(a["hex"])  # passed by value: a one-element struct of 4-byte words, as the C struct
-            params = np.frombuffer(raw, dtype=np.dtype([(f"w{n}", np.int32) for n in range(len(raw) // 4)])).copy()
+            ptrs.append(np.frombuffer(raw, dtype=np.dtype([(f"w{n}", np.int32) for n in range(len(raw) // 4)])).copy())
+        elif a["kind"] == "tensor_map":
+            ptrs.append(encode_tensor_map(np, a, buffers[a["buffer"]].data_ptr()))
         elif a["kind"] == "workspace":
             buffers["ws"] = torch.zeros(a["bytes"], dtype=torch.uint8, device="cuda")
             ptrs.append(np.uint64(buffers["ws"].data_ptr()))
@@ -248,7 +272,7 @@ def attn_tune_call(gpu, item, t):
     binary = item["dir"] / s["program"]["file"]
     launches = [(gpu.function(binary, l["entry"], l["shared_bytes"]), tuple(l["grid"]), tuple(l["block"]),
                  l["shared_bytes"]) for l in s["launches"]]
-    args = tuple(ptrs) + (params,)
+    args = tuple(ptrs)  # in the bundle's argument order
 
     def fn():
         for f, grid, block, shared in launches:

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "tuner/backend/tensor_map_description.hpp"
+
 #include <nlohmann/json_fwd.hpp>
 
 namespace attn {
@@ -102,12 +104,15 @@ class Buffer {
   virtual std::size_t size() const = 0;
 };
 
-// A kernel argument: a device buffer, or bytes passed by value (the params struct).
+// A kernel argument: a device buffer, bytes passed by value (the params
+// struct), or a TMA tensor map of a buffer (CUDA only; encoded at launch).
 struct KernelArg {
   const Buffer* buffer = nullptr;
   std::vector<std::byte> bytes;
+  std::optional<TensorMapDescription> tensor_map;  // with buffer: the tensor it describes
 
-  static KernelArg of(const Buffer& b) { return KernelArg{&b, {}}; }
+  static KernelArg of(const Buffer& b) { return KernelArg{&b, {}, {}}; }
+  static KernelArg tensor_map_of(const Buffer& b, TensorMapDescription d) { return KernelArg{&b, {}, std::move(d)}; }
   template <class T>
   static KernelArg value(const T& v) {
     KernelArg a;

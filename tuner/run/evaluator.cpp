@@ -15,6 +15,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/host_allocation.hpp"
 #include "tuner/core/text_file.hpp"
+#include "tuner/run/tensor_map_arguments.hpp"
 #include "tuner/spec/space.hpp"
 
 namespace attn {
@@ -156,6 +157,7 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
   Plan plan;
   plan.launches = lp.launches;
   plan.workspace_bytes = lp.workspace_bytes;
+  plan.tensor_maps = lp.tensor_maps;
   plan.program = &compiled(lp.defines, lp.entries, result);
   for (const auto& entry : lp.entries) result.resources[entry] = plan.program->resources(entry);
   for (const auto& launch : plan.launches) {
@@ -190,6 +192,8 @@ std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const 
   KernelArg params;
   params.bytes = shape.problem->params_bytes();
   args.push_back(std::move(params));
+  for (auto& m : tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields))
+    args.push_back(std::move(m));
   try {
     device_.run(*plan.program, plan.launches, args);
   } catch (const LaunchError& e) {
@@ -212,6 +216,8 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult&
   KernelArg params;
   params.bytes = shape.problem->params_bytes();
   args.push_back(std::move(params));
+  for (auto& m : tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields))
+    args.push_back(std::move(m));
 
   const TimingSettings& t = settings_.timing;
   try {

@@ -33,6 +33,7 @@ struct Plan {
   const Program* program = nullptr;
   std::vector<Launch> launches;
   std::size_t workspace_bytes = 0;
+  std::vector<TensorMapPlan> tensor_maps;  // kernel arguments after the params struct
 };
 
 class Evaluator;

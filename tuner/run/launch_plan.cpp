@@ -1,6 +1,8 @@
 #include "tuner/run/launch_plan.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -56,6 +58,16 @@ LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const B
     plan.launches.push_back(launch);
   }
   if (kernel.workspace_bytes) plan.workspace_bytes = eval_dim(*kernel.workspace_bytes, b, "workspace_bytes");
+  for (std::size_t m = 0; m < kernel.tensor_maps.size(); ++m) {
+    const TensorMapSpec& ts = kernel.tensor_maps[m];
+    TensorMapPlan t{ts.buffer, ts.element, {}, {}, ts.swizzle};
+    for (std::size_t d = 0; d < ts.dims.size(); ++d)
+      t.dims.push_back(static_cast<std::uint64_t>(eval_dim(ts.dims[d], b, fmt::format("tensor_maps[{}].dims[{}]", m, d))));
+    for (std::size_t d = 0; d < ts.box.size(); ++d)
+      t.box.push_back(static_cast<std::uint32_t>(
+          std::min<long long>(eval_dim(ts.box[d], b, fmt::format("tensor_maps[{}].box[{}]", m, d)), UINT32_MAX)));
+    plan.tensor_maps.push_back(std::move(t));
+  }
   return plan;
 }
 

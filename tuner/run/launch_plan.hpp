@@ -12,11 +12,20 @@
 
 namespace attn {
 
+// A spec's tensor map with its expressions evaluated (TensorMapSpec).
+struct TensorMapPlan {
+  std::string buffer, element;
+  std::vector<std::uint64_t> dims;
+  std::vector<std::uint32_t> box;
+  int swizzle = 0;
+};
+
 struct LaunchPlan {
   std::vector<Define> defines;      // the params, then the spec's defines
   std::vector<Launch> launches;
   std::vector<std::string> entries; // distinct entry points, in launch order
   std::size_t workspace_bytes = 0;
+  std::vector<TensorMapPlan> tensor_maps;
 };
 
 // Throws Outcome{skipped} when a constraint is false, an expression cannot be

@@ -38,6 +38,17 @@ struct LaunchSpec {
   std::optional<Expression> shared_bytes;
 };
 
+// A TMA tensor map passed after the params struct (CUDA kernels): the buffer
+// it describes, its dims (innermost first) and the box one copy moves, as
+// expressions; strides are those of the packed tensor.
+struct TensorMapSpec {
+  std::string buffer;   // one of the operation's buffers: "q", "k", ...
+  std::string element;  // "f16", "bf16" or "f32"; empty: the shape's dtype
+  std::vector<Expression> dims;
+  std::vector<Expression> box;
+  int swizzle = 0;  // bytes: 0, 32, 64 or 128
+};
+
 struct Tolerance {
   double rel_l2 = 1e-4;    // ||out - ref|| / ||ref|| over the verified rows
   double max_abs = 1e-3;   // largest |out - ref| allowed
@@ -54,6 +65,7 @@ struct KernelSpec {
   std::vector<Expression> constraints;
   std::vector<LaunchSpec> launches;
   std::optional<Expression> workspace_bytes;
+  std::vector<TensorMapSpec> tensor_maps;  // kernel arguments after the params struct
   std::vector<std::pair<std::string, Config>> presets;  // label -> configuration, in file order
   std::string baseline;                                 // a preset label, or empty
 

@@ -99,9 +99,36 @@ std::vector<Expression> load_dims(const JsonField& f, const std::vector<std::str
   return dims;
 }
 
+std::vector<TensorMapSpec> load_tensor_maps(const JsonField& f, const std::vector<std::string>& names) {
+  std::vector<TensorMapSpec> maps;
+  for (const auto& m : f.elements()) {
+    m.expect_object({"buffer", "element", "dims", "box", "swizzle"});
+    TensorMapSpec t;
+    t.buffer = m.member("buffer").identifier("buffer name");
+    if (auto e = m.optional_member("element")) {
+      t.element = e->string();
+      if (t.element != "f16" && t.element != "bf16" && t.element != "f32")
+        e->fail("expected \"f16\", \"bf16\" or \"f32\" (or no element: the shape's dtype)");
+    }
+    const JsonField dims = m.member("dims");
+    for (const auto& d : dims.elements()) t.dims.push_back(parse_expression(d, names));
+    if (t.dims.empty() || t.dims.size() > 5) dims.fail("expected 1 to 5 dimensions, innermost first");
+    const JsonField box = m.member("box");
+    for (const auto& d : box.elements()) t.box.push_back(parse_expression(d, names));
+    if (t.box.size() != t.dims.size()) box.fail(fmt::format("expected one entry per dim ({})", t.dims.size()));
+    if (auto sw = m.optional_member("swizzle")) {
+      t.swizzle = static_cast<int>(sw->integer());
+      if (t.swizzle != 0 && t.swizzle != 32 && t.swizzle != 64 && t.swizzle != 128)
+        sw->fail("expected 0, 32, 64 or 128 (bytes)");
+    }
+    maps.push_back(std::move(t));
+  }
+  return maps;
+}
+
 KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& spec, const Operation& op) {
   f.expect_object({"description", "shapes", "backends", "params", "defines", "constraints", "launches",
-                   "workspace_bytes", "presets", "baseline"});
+                   "workspace_bytes", "tensor_maps", "presets", "baseline"});
   KernelSpec k;
   k.name = name;
   if (auto d = f.optional_member("description")) k.description = d->string();
@@ -165,6 +192,7 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
   }
   if (k.launches.empty()) launches.fail("needs at least one launch");
   if (auto ws = f.optional_member("workspace_bytes")) k.workspace_bytes = parse_expression(*ws, names);
+  if (auto maps = f.optional_member("tensor_maps")) k.tensor_maps = load_tensor_maps(*maps, names);
 
   if (auto presets = f.optional_member("presets")) {
     for (const auto& [label, values] : presets->members()) {

@@ -28,6 +28,13 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned pari
     }
 }
 
+/* after mbarrier.init by one thread: makes the initialised barriers visible to
+ * the other threads' arrivals and to the copy engine (async proxy) */
+__device__ __forceinline__ void mbar_init_fence() {
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 }  // namespace ptx
 
 #endif

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tuner/backend/cuda/cuda_driver.hpp"
+#include "tuner/backend/cuda/tensor_map.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/parallel_for.hpp"
 
@@ -461,7 +462,8 @@ struct CudaDevice::PreparedLaunches {
     unsigned int smem;
   };
   std::vector<One> launches;
-  std::vector<CUdeviceptr> pointers;  // params point into these and into the args' bytes
+  std::vector<CUdeviceptr> pointers;  // params point into these, the tensor maps and the args' bytes
+  std::vector<CUtensorMap> tensor_maps;  // reserved once: never moved after params point into it
   std::vector<void*> params;
 };
 
@@ -476,8 +478,18 @@ CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program
   out.pointers.assign(args.size(), 0);
   out.params.assign(args.size(), nullptr);
   std::vector<std::size_t> sizes(args.size(), 0);
+  out.tensor_maps.reserve(args.size());
   for (std::size_t a = 0; a < args.size(); ++a) {
-    if (args[a].buffer) {
+    if (args[a].buffer && args[a].tensor_map) {
+      const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
+      if (!b || b->ctx() != ctx_)
+        throw LaunchError(fmt::format("cuda: argument {} is a tensor map of a buffer of another device than {}", a,
+                                      info_.id));
+      const cu::TensorMapEncoding enc = cu::tensor_map_encoding(*args[a].tensor_map, b->ptr(), b->size());
+      cu::encode_tensor_map(enc, args[a].tensor_map->name, &out.tensor_maps.emplace_back());
+      out.params[a] = &out.tensor_maps.back();
+      sizes[a] = sizeof(CUtensorMap);
+    } else if (args[a].buffer) {
       const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
       if (!b || b->ctx() != ctx_)
         throw LaunchError(fmt::format("cuda: argument {} is a buffer of another device than {}", a, info_.id));

@@ -87,7 +87,9 @@ LoadState load() {
     const std::string required = std::move(missing);
     missing.clear();
     resolve("cuFuncGetParamInfo", "cuFuncGetParamInfo", reinterpret_cast<void**>(&api.cuFuncGetParamInfo));
-    missing = required;  // the optional one may be absent
+    resolve("cuTensorMapEncodeTiled", "cuTensorMapEncodeTiled",
+            reinterpret_cast<void**>(&api.cuTensorMapEncodeTiled));
+    missing = required;  // the optional ones may be absent
   }
   if (!missing.empty()) {
     s.why = fmt::format("{} (driver version {}): missing {}", kLibrary, version, missing);

@@ -81,6 +81,8 @@ struct DriverApi {
   // Optional: null where the driver lacks it (before CUDA 12.4). Used to check
   // kernel arguments' count and sizes before a launch.
   CUresult(CUDAAPI* cuFuncGetParamInfo)(CUfunction, size_t, size_t*, size_t*) = nullptr;
+  // Optional: null before CUDA 12. Encodes TMA tensor maps (tensor_map.hpp).
+  decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
   int version = 0;  // cuDriverGetVersion: 13000 for CUDA 13.0
 };
 

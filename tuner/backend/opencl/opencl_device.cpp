@@ -201,6 +201,9 @@ class OpenClDevice final : public Device {
         cl_kernel kernel = p.kernels.at(launch.entry);
         for (std::size_t i = 0; i < args.size(); ++i) {
           cl_int status;
+          if (args[i].tensor_map)
+            throw LaunchError(fmt::format("{}: argument {} is a TMA tensor map, which only CUDA devices take",
+                                          launch.entry, i));
           if (args[i].buffer) {
             cl_mem mem = static_cast<const ClBuffer*>(args[i].buffer)->mem();
             status = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &mem);

@@ -1,0 +1,564 @@
+/* flash_attn_fwd_ws: warp-specialized prefill forward for Hopper (sm_90a).
+ *
+ * The operation and run-time contract of flash_attn_fwd.cu (fp16 / bf16;
+ * bottom-right causal, sliding window, additive mask, ALiBi, sinks, GQA; D 64,
+ * 128 or 256), organised as FlashAttention-3 is:
+ *
+ *   warpgroup 0       producer: one thread issues TMA bulk tensor copies of Q
+ *                     (once) and of K / V tiles into a STAGES-deep ring in
+ *                     shared memory; the copies complete on mbarriers as
+ *                     transaction bytes.  Its registers go back to the pool
+ *                     (setmaxnreg.dec).
+ *   warpgroups 1..C   consumers: CONS_ROWS query rows each (64 per m64 row
+ *                     tile), S = Q K^T and O += P V on wgmma m64n64k16 reading
+ *                     Q, K and V from the 128-byte-swizzled tiles the copy
+ *                     engine wrote; online softmax in registers
+ *                     (setmaxnreg.inc).  A consumer waits on a stage's
+ *                     "full" mbarrier by parity and releases it through its
+ *                     "empty" mbarrier once its wgmma have read it.
+ *
+ * K and V have separate full / empty barriers, so S of a tile starts as soon
+ * as its K landed and K's buffer is refilled as soon as every S read it.
+ * OVERLAP = 1: FA3's intra-warpgroup overlap (S of tile j + 1 and P V of tile j
+ * in flight together, the softmax of j + 1 under P V).  PINGPONG = 1 (with
+ * OVERLAP, 2-3 consumers): the consumers take turns issuing that pair of
+ * products, ordered by named barriers, so one's softmax overlaps the others'
+ * tensor-core work.
+ *
+ * The tensor maps (kernel parameters after the params struct) describe Q, K, V
+ * as 3-D tensors {D, N, B * H} with boxes of {64, 64} (Q) and {64, BLOCK_N}
+ * (K, V) and the 128-byte swizzle: each box is one 64-column panel of the tile
+ * layout of cuda/ptx/wgmma.cuh.  Rows past N arrive as zeros (never another
+ * head's rows) and are masked like any key past Nkv.
+ *
+ * Launch (the spec): grid [ceil_div(Nq, BLOCK_M), Hq, B] with BLOCK_M =
+ * WS_CONSUMERS * CONS_ROWS, block [128 * (WS_CONSUMERS + 1)], dynamic shared
+ * memory WS_SMEM_BYTES; one block per SM by design (__launch_bounds__(.., 1),
+ * which setmaxnreg needs).
+ */
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include "common/attn_params.h"
+
+/* ------------------------------------------------------------------ tunables */
+#ifndef HEAD_DIM
+#define HEAD_DIM 128
+#endif
+#ifndef DTYPE
+#define DTYPE 1 /* 1 = fp16, 2 = bf16 */
+#endif
+#ifndef WS_CONSUMERS
+#define WS_CONSUMERS 2 /* consumer warpgroups */
+#endif
+#ifndef CONS_ROWS
+#define CONS_ROWS 64 /* query rows per consumer warpgroup: 64 or 128 (two m64 row tiles) */
+#endif
+#ifndef BLOCK_N
+#define BLOCK_N 128 /* keys per K / V tile: 64, 128 or 192 */
+#endif
+#ifndef STAGES
+#define STAGES 2 /* K / V tiles in the shared-memory ring */
+#endif
+/* 0: no setmaxnreg (every thread keeps the entry budget, 65536 / threads);
+ * 1: producer / consumer budgets (FA3's: 56/256 for 1 consumer, 24/240 for 2,
+ * 32/160 for 3), or PRODUCER_REGS / CONSUMER_REGS when given */
+#ifndef REG_SPLIT
+#define REG_SPLIT 1
+#endif
+#ifndef OVERLAP
+#define OVERLAP 1
+#endif
+#ifndef PINGPONG
+#define PINGPONG 0
+#endif
+
+#if DTYPE != 1 && DTYPE != 2
+#error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
+#endif
+#if HEAD_DIM != 64 && HEAD_DIM != 128 && HEAD_DIM != 256
+#error "flash_attn_fwd_ws: HEAD_DIM must be 64, 128 or 256 (other head dimensions: flash_attn_fwd.cu)"
+#endif
+#if WS_CONSUMERS < 1 || WS_CONSUMERS > 3
+#error "flash_attn_fwd_ws: WS_CONSUMERS must be 1, 2 or 3"
+#endif
+#if CONS_ROWS != 64 && CONS_ROWS != 128
+#error "flash_attn_fwd_ws: CONS_ROWS must be 64 or 128"
+#endif
+#if BLOCK_N != 64 && BLOCK_N != 128 && BLOCK_N != 192
+#error "flash_attn_fwd_ws: BLOCK_N must be 64, 128 or 192"
+#endif
+#if STAGES < 2 || STAGES > 4
+#error "flash_attn_fwd_ws: STAGES must be 2..4"
+#endif
+#if REG_SPLIT != 0 && REG_SPLIT != 1
+#error "flash_attn_fwd_ws: REG_SPLIT must be 0 or 1"
+#endif
+#if OVERLAP != 0 && OVERLAP != 1
+#error "flash_attn_fwd_ws: OVERLAP must be 0 or 1"
+#endif
+#if PINGPONG != 0 && PINGPONG != 1
+#error "flash_attn_fwd_ws: PINGPONG must be 0 or 1"
+#endif
+#if PINGPONG && (!OVERLAP || WS_CONSUMERS < 2)
+#error "flash_attn_fwd_ws: PINGPONG orders the product pairs of OVERLAP = 1 between 2 or 3 consumers"
+#endif
+
+#if REG_SPLIT
+#ifndef PRODUCER_REGS
+#define PRODUCER_REGS (WS_CONSUMERS == 1 ? 56 : WS_CONSUMERS == 2 ? 24 : 32)
+#endif
+#ifndef CONSUMER_REGS
+#define CONSUMER_REGS (WS_CONSUMERS == 1 ? 256 : WS_CONSUMERS == 2 ? 240 : 160)
+#endif
+#if PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * WS_CONSUMERS > 65536
+#error "flash_attn_fwd_ws: PRODUCER_REGS + WS_CONSUMERS * CONSUMER_REGS exceed the 65536 registers of an SM (per 128 threads)"
+#endif
+#endif
+
+/* Q tile + STAGES x (K, V) tiles + 1024 bytes to align the first panel */
+#define WS_BLOCK_M (WS_CONSUMERS * CONS_ROWS)
+#define WS_SMEM_BYTES (1024 + 2 * (WS_BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
+#if WS_SMEM_BYTES > 232448
+#error "flash_attn_fwd_ws: shared memory over the 227 KB per-block limit"
+#endif
+
+#if DTYPE == 1
+typedef __half elem_t;
+#else
+typedef __nv_bfloat16 elem_t;
+#define WGMMA_AB "bf16"
+#endif
+#include "cuda/ptx/math.cuh"
+#include "cuda/ptx/mbarrier.cuh"
+#include "cuda/ptx/mma.cuh"
+#include "cuda/ptx/tma.cuh"
+#include "cuda/ptx/warpgroup.cuh"
+#include "cuda/ptx/wgmma.cuh"
+
+namespace ws {
+
+using namespace ptx;
+
+constexpr int kConsumers = WS_CONSUMERS;
+constexpr int kThreads = 128 * (kConsumers + 1);
+constexpr int kBlockM = WS_BLOCK_M;
+constexpr int kRT = CONS_ROWS / 64;           /* m64 row tiles per consumer */
+constexpr int kKS = HEAD_DIM / 16;            /* k-steps of Q K^T */
+constexpr int kSN = BLOCK_N / 64;             /* n64 pieces of S */
+constexpr int kON = HEAD_DIM / 64;            /* n64 pieces of O (= 64-column panels of a row) */
+constexpr int kPKS = BLOCK_N / 16;            /* k-steps of P V */
+constexpr int kPanel64 = 64 * 128;            /* one 64-row panel: 8 KB */
+constexpr int kQBytes = 2 * kBlockM * HEAD_DIM;
+constexpr int kTileBytes = 2 * BLOCK_N * HEAD_DIM; /* one K or one V tile */
+constexpr float kLog2e = 1.4426950408889634f;
+/* named barriers 1..3: consumer c waits on 1 + c for its turn (PINGPONG) */
+[[maybe_unused]] constexpr int kTurnBarrier = 1;
+
+#define kNegInf (__int_as_float(0xff800000))
+
+/* mbarriers, in static shared memory */
+struct Barriers {
+    unsigned long long q_full;
+    unsigned long long k_full[STAGES], v_full[STAGES];   /* producer's arrival + transaction bytes */
+    unsigned long long k_empty[STAGES], v_empty[STAGES]; /* one arrival per consumer warp */
+};
+
+}  // namespace ws
+
+/* ------------------------------------------------------------------- kernel */
+extern "C" __global__ void __launch_bounds__(ws::kThreads, 1)
+flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const elem_t* __restrict__ v,
+                  const __half* __restrict__ mask, const float* __restrict__ sinks, elem_t* __restrict__ o,
+                  float* __restrict__ wsp, attn_params p, const __grid_constant__ ptx::tensor_map q_map,
+                  const __grid_constant__ ptx::tensor_map k_map, const __grid_constant__ ptx::tensor_map v_map) {
+    using namespace ws;
+    (void)q;
+    (void)k;
+    (void)v;
+    (void)wsp;
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ Barriers bars;
+    /* panels start on 1024-byte boundaries (the swizzle atom) */
+    const unsigned sQa = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    const unsigned sKa = sQa + kQBytes;
+    const unsigned sVa = sKa + STAGES * kTileBytes;
+
+    const int tid = threadIdx.x;
+    const int wg = tid >> 7; /* 0 producer, 1.. consumers */
+    const int m_block = gridDim.x - 1 - blockIdx.x; /* heavy (late, for causal) row blocks first */
+    const int h = blockIdx.y;
+    const int b = blockIdx.z;
+    const int hkv = h / p.q_per_kv;
+    const int Nq = p.Nq, Nkv = p.Nkv;
+    const int m0 = m_block * kBlockM;
+
+    /* ---- KV tile range of this block (fully masked tiles are never loaded) ---- */
+    const int m_last = min(m0 + kBlockM, Nq) - 1;
+    const int pos_lo = p.kv_offset + m0, pos_hi = p.kv_offset + m_last;
+    int n_lo = 0, n_hi = Nkv;
+    if (p.causal) n_hi = min(n_hi, pos_hi + 1);
+    if (p.window > 0) {
+        n_lo = max(n_lo, pos_lo - p.window);
+        n_hi = min(n_hi, pos_hi + p.window + 1);
+    }
+    const int tb = n_lo / BLOCK_N;
+    const int ntiles = (n_hi > n_lo) ? (n_hi + BLOCK_N - 1) / BLOCK_N - tb : 0;
+
+    if (tid == 0) {
+        mbar_init(&bars.q_full, 1);
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&bars.k_full[s], 1);
+            mbar_init(&bars.v_full[s], 1);
+            mbar_init(&bars.k_empty[s], 4 * kConsumers);
+            mbar_init(&bars.v_empty[s], 4 * kConsumers);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* ================================ producer ================================ */
+#if REG_SPLIT
+        setmaxnreg_dec<PRODUCER_REGS>();
+#endif
+        if (tid == 0) {
+            tma_prefetch_map(&q_map);
+            tma_prefetch_map(&k_map);
+            tma_prefetch_map(&v_map);
+            const int q_head = b * p.Hq + h, kv_head = b * p.Hkv + hkv;
+            mbar_arrive_expect_tx(&bars.q_full, kQBytes);
+#pragma unroll
+            for (int t = 0; t < kBlockM / 64; ++t)
+#pragma unroll
+                for (int c = 0; c < kON; ++c)
+                    tma_load_3d(sQa + (t * kON + c) * kPanel64, &q_map, 64 * c, m0 + 64 * t, q_head, &bars.q_full);
+#pragma unroll 1
+            for (int it = 0; it < ntiles; ++it) {
+                const int stage = it % STAGES;
+                const unsigned parity = ((it / STAGES) & 1) ^ 1; /* the release of tile it - STAGES */
+                const int n0 = (tb + it) * BLOCK_N;
+                if (it >= STAGES) mbar_wait(&bars.k_empty[stage], parity);
+                mbar_arrive_expect_tx(&bars.k_full[stage], kTileBytes);
+#pragma unroll
+                for (int c = 0; c < kON; ++c)
+                    tma_load_3d(sKa + stage * kTileBytes + c * BLOCK_N * 128, &k_map, 64 * c, n0, kv_head,
+                                &bars.k_full[stage]);
+                if (it >= STAGES) mbar_wait(&bars.v_empty[stage], parity);
+                mbar_arrive_expect_tx(&bars.v_full[stage], kTileBytes);
+#pragma unroll
+                for (int c = 0; c < kON; ++c)
+                    tma_load_3d(sVa + stage * kTileBytes + c * BLOCK_N * 128, &v_map, 64 * c, n0, kv_head,
+                                &bars.v_full[stage]);
+            }
+        }
+        return; /* every copy issued lands in a ring slot some consumer waits for */
+    }
+
+    /* ================================ consumers ================================ */
+#if REG_SPLIT
+    setmaxnreg_inc<CONSUMER_REGS>();
+#endif
+    const int cons = wg - 1;
+    const int ctid = tid - 128 * wg;
+    const int lane = ctid & 31;
+    const int cwarp = ctid >> 5;
+    const bool warp_leader = lane == 0;
+    /* block row of this warp's first row in row tile rt: cons * CONS_ROWS + 64 rt + 16 cwarp */
+    const int crow = cons * CONS_ROWS + 16 * cwarp;
+    const bool has_alibi = p.max_bias > 0.f;
+    const bool always_generic = p.has_mask || has_alibi;
+    float slope2 = 0.f;
+    if (has_alibi)
+        slope2 = kLog2e * (h < p.n_head_log2 ? __powf(p.m0, (float)(h + 1))
+                                             : __powf(p.m1, (float)(2 * (h - p.n_head_log2) + 1)));
+    const float sl2 = p.scale * kLog2e;
+    const int lr = lane >> 2, lc = (lane & 3) * 2; /* accumulator row (and +8), column pair */
+
+    float oacc[kRT][kON][32];
+#pragma unroll
+    for (int r = 0; r < kRT; ++r)
+#pragma unroll
+        for (int j = 0; j < kON; ++j)
+#pragma unroll
+            for (int i = 0; i < 32; ++i) oacc[r][j][i] = 0.f;
+    float row_m[kRT][2], row_l[kRT][2];
+#pragma unroll
+    for (int r = 0; r < kRT; ++r) row_m[r][0] = row_m[r][1] = kNegInf, row_l[r][0] = row_l[r][1] = 0.f;
+    /* 0 at run time, unknown to the compiler: the P carried across iterations is
+     * XOR-ed with it so ptxas sees an in-loop definition (NOTES.md section 3) */
+    [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
+
+    /* S = Q K^T of the tile in `stage` for every row tile: issued and committed */
+    auto issue_s = [&](int stage, float (&s)[kRT][kSN][32]) {
+        const unsigned k_st = sKa + stage * kTileBytes;
+        wgmma::fence();
+#pragma unroll
+        for (int ks = 0; ks < kKS; ++ks) {
+            const unsigned k_off = (ks >> 2) * BLOCK_N * 128 + (ks & 3) * 32;
+#pragma unroll
+            for (int r = 0; r < kRT; ++r) {
+                const int t = cons * kRT + r; /* Q row tile of the block */
+                const unsigned long long ad = wgmma::desc_sw128(sQa + (t * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
+#pragma unroll
+                for (int j = 0; j < kSN; ++j)
+                    wgmma::mma_ss(s[r][j], ad, wgmma::desc_sw128(k_st + k_off + j * kPanel64), ks > 0);
+            }
+        }
+        wgmma::commit();
+    };
+
+    auto s_done = [&](float (&s)[kRT][kSN][32]) {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+#pragma unroll
+            for (int j = 0; j < kSN; ++j) wgmma::hold(s[r][j]);
+    };
+
+    /* masking and online softmax of row tile r of S (keys n0 ..): P packed into A
+     * fragments, the row state updated; O must then be scaled by alpha */
+    auto softmax = [&](int r, float (&s)[kSN][32], int n0, unsigned (&pk)[kSN][16], float (&alpha)[2]) {
+        const int wrow = crow + 64 * r;
+        const int w_pos_lo = p.kv_offset + m0 + wrow;
+        const int w_pos_hi = p.kv_offset + min(m0 + wrow + 16, Nq) - 1;
+        float mul = sl2; /* s * mul is the log2-domain logit */
+        const bool generic = always_generic || (n0 + BLOCK_N > Nkv) || (p.causal && n0 + BLOCK_N - 1 > w_pos_lo) ||
+                             (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + BLOCK_N - 1 > w_pos_lo + p.window));
+        if (generic) { /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
+            mul = 1.f;
+            const __half* __restrict__ mask_b = mask + (long long)b * Nq * Nkv;
+#pragma unroll
+            for (int hh = 0; hh < 2; ++hh) {
+                const int i = m0 + wrow + lr + 8 * hh;
+                const int pos = p.kv_offset + i;
+                int j_hi = Nkv, j_lo = 0; /* key j is kept iff j_lo <= j < j_hi */
+                if (p.causal) j_hi = min(j_hi, pos + 1);
+                if (p.window > 0) {
+                    j_hi = min(j_hi, pos + p.window + 1);
+                    j_lo = pos - p.window;
+                }
+                const bool mrow_ok = p.has_mask && i < Nq;
+                const __half* __restrict__ mrow = mask_b + (long long)(i < Nq ? i : 0) * Nkv;
+#pragma unroll
+                for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                    for (int c = 0; c < 8; ++c)
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            float& x = s[j][4 * c + 2 * hh + e];
+                            const int key = n0 + 64 * j + 8 * c + lc + e;
+                            float y = x * sl2;
+                            if (always_generic) {
+                                y -= slope2 * (float)abs(pos - key);
+                                if (mrow_ok && key < Nkv) y = fmaf(__half2float(mrow[key]), kLog2e, y);
+                            }
+                            x = (key < j_hi && key >= j_lo) ? y : kNegInf;
+                        }
+            }
+        }
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            float mx = kNegInf;
+#pragma unroll
+            for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                for (int c = 0; c < 8; ++c) mx = fmaxf(mx, fmaxf(s[j][4 * c + 2 * hh], s[j][4 * c + 2 * hh + 1]));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            const float m_new = fmaxf(row_m[r][hh], mx * mul);
+            const float m_use = (m_new == kNegInf) ? 0.f : m_new;
+            alpha[hh] = ex2(row_m[r][hh] - m_use);
+            row_m[r][hh] = m_new;
+            float l = row_l[r][hh] * alpha[hh];
+#pragma unroll
+            for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                for (int c = 0; c < 8; ++c) {
+                    const float p0 = ex2(fmaf(s[j][4 * c + 2 * hh], mul, -m_use));
+                    const float p1 = ex2(fmaf(s[j][4 * c + 2 * hh + 1], mul, -m_use));
+                    l += p0 + p1;
+                    pk[j][2 * c + hh] = pack2<elem_t>(p0, p1);
+                }
+            row_l[r][hh] = l;
+        }
+    };
+
+    auto rescale_o = [&](const float (&alpha)[kRT][2]) {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+#pragma unroll
+            for (int j = 0; j < kON; ++j)
+#pragma unroll
+                for (int c = 0; c < 8; ++c)
+#pragma unroll
+                    for (int hh = 0; hh < 2; ++hh) {
+                        oacc[r][j][4 * c + 2 * hh] *= alpha[r][hh];
+                        oacc[r][j][4 * c + 2 * hh + 1] *= alpha[r][hh];
+                    }
+    };
+
+    auto hold_o = [&]() {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+#pragma unroll
+            for (int j = 0; j < kON; ++j) wgmma::hold(oacc[r][j]);
+    };
+
+    /* O += P V of the tile in `stage`: issued and committed */
+    auto issue_pv = [&](int stage, const unsigned (&pk)[kRT][kSN][16]) {
+        const unsigned v_st = sVa + stage * kTileBytes;
+        hold_o();
+        wgmma::fence();
+#pragma unroll
+        for (int kk = 0; kk < kPKS; ++kk) {
+#pragma unroll
+            for (int r = 0; r < kRT; ++r) {
+                /* keys 16 kk .. 16 kk + 15: n8 chunks 2 (kk % 4) and + 1 of S piece kk / 4 */
+                const unsigned a[4] = {pk[r][kk >> 2][4 * (kk & 3)], pk[r][kk >> 2][4 * (kk & 3) + 1],
+                                       pk[r][kk >> 2][4 * (kk & 3) + 2], pk[r][kk >> 2][4 * (kk & 3) + 3]};
+#pragma unroll
+                for (int j = 0; j < kON; ++j)
+                    wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128), 1);
+            }
+        }
+        wgmma::commit();
+    };
+
+    /* the warp is done reading a ring slot (its wgmma retired): one arrival per warp */
+    auto release = [&](unsigned long long* bar) {
+        __syncwarp();
+        if (warp_leader) mbar_arrive(bar);
+    };
+
+    mbar_wait(&bars.q_full, 0);
+
+#if OVERLAP == 0
+    /* each tile: S, wait, softmax, P V, wait */
+#pragma unroll 1
+    for (int it = 0; it < ntiles; ++it) {
+        const int stage = it % STAGES;
+        const unsigned parity = (it / STAGES) & 1;
+        mbar_wait(&bars.k_full[stage], parity);
+        float s[kRT][kSN][32];
+        issue_s(stage, s);
+        wgmma::wait<0>();
+        s_done(s);
+        release(&bars.k_empty[stage]);
+        unsigned pk[kRT][kSN][16];
+        float alpha[kRT][2];
+#pragma unroll
+        for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r]);
+        rescale_o(alpha);
+        mbar_wait(&bars.v_full[stage], parity);
+        issue_pv(stage, pk);
+        wgmma::wait<0>();
+        hold_o();
+        release(&bars.v_empty[stage]);
+    }
+#else
+    /* S of tile it + 1 and P V of tile it in flight together; the softmax of
+     * tile it + 1 runs while P V still computes.  No wgmma under a run-time
+     * branch inside the loop: ptxas serializes every wgmma of the kernel
+     * (C7514) when it cannot prove where accumulators are read. */
+#if PINGPONG
+    /* consumer c issues its products after consumer c - 1 (round robin): it waits
+     * on barrier 1 + c, then lets the next one go.  The last consumer opens the
+     * first turn and skips its last hand-over, so every barrier's arrivals and
+     * waits pair up. */
+    const int turn_threads = 256;
+    const int my_turn = kTurnBarrier + cons;
+    const int next_turn = kTurnBarrier + (cons + 1) % kConsumers;
+    const bool last_cons = cons == kConsumers - 1;
+    if (last_cons && ntiles > 0) named_bar_arrive(kTurnBarrier, turn_threads);
+#define WS_TURN_BEGIN() named_bar_sync(my_turn, turn_threads)
+#define WS_TURN_END(is_last) \
+    if (!(last_cons && (is_last))) named_bar_arrive(next_turn, turn_threads)
+#else
+#define WS_TURN_BEGIN() ((void)0)
+#define WS_TURN_END(is_last) ((void)0)
+#endif
+    unsigned pk[kRT][kSN][16];
+    if (ntiles > 0) {
+        mbar_wait(&bars.k_full[0], 0);
+        float s[kRT][kSN][32];
+        WS_TURN_BEGIN();
+        issue_s(0, s);
+        WS_TURN_END(false);
+        wgmma::wait<0>();
+        s_done(s);
+        release(&bars.k_empty[0]);
+        float alpha[kRT][2];
+#pragma unroll
+        for (int r = 0; r < kRT; ++r) softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r]); /* O is 0: alpha unused */
+    }
+#pragma unroll 1
+    for (int it = 0; it + 1 < ntiles; ++it) {
+        const int st_s = (it + 1) % STAGES, st_v = it % STAGES;
+        mbar_wait(&bars.k_full[st_s], ((it + 1) / STAGES) & 1);
+        mbar_wait(&bars.v_full[st_v], (it / STAGES) & 1);
+        float s[kRT][kSN][32];
+        WS_TURN_BEGIN();
+        issue_s(st_s, s);
+        issue_pv(st_v, pk);
+        WS_TURN_END(false);
+        wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
+        s_done(s);
+        release(&bars.k_empty[st_s]);
+        unsigned pk_next[kRT][kSN][16];
+        float alpha[kRT][2];
+#pragma unroll
+        for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r]);
+        wgmma::wait<0>(); /* P V of tile it done: O and pk free */
+        hold_o();
+        release(&bars.v_empty[st_v]);
+        rescale_o(alpha);
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+#pragma unroll
+            for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                for (int i = 0; i < 16; ++i) pk[r][j][i] = pk_next[r][j][i] ^ opaque0; /* a real in-loop definition */
+    }
+    if (ntiles > 0) { /* P V of the last tile */
+        const int st_v = (ntiles - 1) % STAGES;
+        mbar_wait(&bars.v_full[st_v], ((ntiles - 1) / STAGES) & 1);
+        WS_TURN_BEGIN();
+        issue_pv(st_v, pk);
+        WS_TURN_END(true);
+        wgmma::wait<0>();
+        hold_o();
+    }
+#undef WS_TURN_BEGIN
+#undef WS_TURN_END
+#endif
+
+    /* ---- epilogue: full row sums, sinks, normalize, store ---- */
+    const float sink2 = p.has_sinks ? sinks[h] * kLog2e : kNegInf;
+    elem_t* __restrict__ og = o + ((long long)(b * p.Hq + h) * Nq) * HEAD_DIM;
+#pragma unroll
+    for (int r = 0; r < kRT; ++r)
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            float l = row_l[r][hh];
+            l += __shfl_xor_sync(0xffffffffu, l, 1);
+            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            const float m = row_m[r][hh];
+            const float m_f = fmaxf(m, sink2);
+            float inv = 0.f;
+            if (m_f != kNegInf) {
+                const float w = ex2(m - m_f); /* 0 when nothing attended */
+                const float den = l * w + (p.has_sinks ? ex2(sink2 - m_f) : 0.f);
+                inv = den > 0.f ? w * __frcp_rn(den) : 0.f;
+            }
+            const int gr = m0 + crow + 64 * r + lr + 8 * hh;
+            if (gr < Nq) {
+                elem_t* __restrict__ orow = og + (long long)gr * HEAD_DIM + lc;
+#pragma unroll
+                for (int j = 0; j < kON; ++j)
+#pragma unroll
+                    for (int c = 0; c < 8; ++c)
+                        *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) =
+                            pack2<elem_t>(oacc[r][j][4 * c + 2 * hh] * inv, oacc[r][j][4 * c + 2 * hh + 1] * inv);
+            }
+        }
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# The warp-specialized Hopper prefill kernel (kernels/cuda/flash_attn_fwd_ws.cu)
+# on an H100 / H200, in one call, in this order (each step's output under $OUT):
+#
+#   1. build            scripts/gpu/setup.sh (when $ATTN_TUNE is not built yet)
+#   2. verify           every configuration on configs/flash_attn_fwd_ws_small.json's
+#                       edge shapes; any incorrect / crashed / timed-out one stops here
+#   3. sweep            the 15 anchor prefill shapes and the 5 sliding-window shapes,
+#                       every configuration (configs/flash_attn_fwd_ws.json)
+#   4. peers            scripts/compare/attention_peers.py: the winner per shape beside
+#                       FA2, cuDNN and mem-efficient SDPA, --reps 3 interleaved
+#   5. determinism      the matrix (D 64 / 128 x KV x GQA x features) on the winner
+#   6. flex             scripts/compare/window_linear_torch.py: flex_attention on the
+#                       window shapes, joined with the sweep's best
+#   7. ncu (--ncu)      one shape's winner under Nsight Compute: tensor-pipe
+#                       utilisation, issue-stall reasons
+#
+#   OUT=/tmp/out scripts/gpu/hopper_ws.sh [--ncu] [--quick]
+#
+# Estimates on an H200 (not measured yet): build 2-3 min when not built, verify
+# 1, sweep 2-3, peers 2, determinism 1-2, flex 1. --quick sweeps only
+# fp16-d128-n4096(-causal) and fp16-d64-n4096 (a first look). Every step prints one progress line; the files of the steps
+# are packed into $OUT/hopper_ws.tar.gz (more than 8 files), with SUMMARY.md and
+# the exit codes beside it. Exit 1 when the verification fails or a step fails.
+# Environment: ATTN_TUNE (default build-gpu/app/attn-tune), CUDA_DEVICE (cuda:0).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+out="${OUT:?set OUT to the output folder}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+work="$out/hopper_ws"
+mkdir -p "$work"
+ncu=0
+quick=0
+for a in "$@"; do
+  case "$a" in
+    --ncu) ncu=1 ;;
+    --quick) quick=1 ;;
+    *) echo "unknown argument '$a' (use --ncu, --quick)"; exit 2 ;;
+  esac
+done
+t0=$SECONDS
+say() { echo "[hopper_ws +$((SECONDS - t0))s] $*"; }
+
+ATTN_TUNE="${ATTN_TUNE:-$root/build-gpu/app/attn-tune}"
+if [ ! -x "$ATTN_TUNE" ]; then
+  say "building (scripts/gpu/setup.sh)"
+  # shellcheck source=scripts/gpu/setup.sh
+  source "$root/scripts/gpu/setup.sh" > "$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
+fi
+export ATTN_TUNE
+cuda="${CUDA_DEVICE:-cuda:0}"
+spec=configs/flash_attn_fwd_ws.json
+{
+  echo "commit $(cat .attn-tune-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null)"
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  "$ATTN_TUNE" --version
+  nvidia-smi -L 2>/dev/null
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv 2>/dev/null
+} > "$work/host.txt" 2>&1
+say "host: $(sed -n 4p "$work/host.txt")"
+
+failures=0
+# step NAME COMMAND...: runs it, keeps its command, output and exit code.
+step() {
+  local name=$1
+  shift
+  printf '%q ' "$@" > "$work/$name.cmd"
+  echo >> "$work/$name.cmd"
+  local start=$SECONDS
+  "$@" > "$work/$name.log" 2>&1
+  local rc=$?
+  echo "$rc" > "$work/$name.rc"
+  say "$name: exit $rc in $((SECONDS - start)) s"
+  return $rc
+}
+
+# Statuses of a leaderboard's entries: "ok 120, incorrect 2 (first: KEY on SHAPE: reason)"
+statuses() {
+  python3 - "$1" <<'EOF'
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+c, bad = collections.Counter(), []
+for g in d["groups"]:
+    for e in g["entries"]:
+        c[e["status"]] += 1
+        if e["status"] in ("incorrect", "crashed", "timeout", "launch_failed"):
+            bad.append(f'{e["key"]} on {g["shape"]}: {e["status"]} {e.get("reason", "")[:200]}')
+print(", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+for b in bad[:10]:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# ---- 2. verify: small edge shapes, every configuration
+step verify "$ATTN_TUNE" sweep configs/flash_attn_fwd_ws_small.json --device "$cuda" --max-time 0.02 --min-samples 1 \
+  --warmup 0 --warmup-time 0 --watchdog 30 --overwrite -q --out "$work/verify.json"
+if ! statuses "$work/verify.json" > "$work/verify.status" 2>&1; then
+  say "verification FAILED: $(head -1 "$work/verify.status")"
+  cat "$work/verify.status"
+  failures=$((failures + 1))
+  verified=0
+else
+  say "verified: $(head -1 "$work/verify.status")"
+  verified=1
+fi
+
+anchors="fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,fp16-d64-n16384"
+anchors+=",fp16-d64-n16384-causal,fp16-d128-n1024,fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal"
+anchors+=",fp16-d128-n16384,fp16-d128-n16384-causal,bf16-d128-n4096,bf16-d128-n4096-causal,bf16-d64-n4096"
+windows="window-n8192-w256,window-n32768-w1024,window-n16384-w512,window-n8192-w256-d64,window-bf16-n8192-w256"
+shapes="$anchors,$windows"
+[ "$quick" = 1 ] && shapes="fp16-d128-n4096,fp16-d128-n4096-causal,fp16-d64-n4096"
+
+if [ "$verified" = 1 ]; then
+  # ---- 3. the exhaustive sweep
+  # ~770 (configuration, shape) pairs: short sampling keeps the sweep near 2-3 minutes; the GPU stays busy
+  # from one configuration to the next, so a short warm-up by time suffices (the peers step re-times the winners)
+  step sweep "$ATTN_TUNE" sweep "$spec" --shape "$shapes" --device "$cuda" --max-time 0.1 --min-samples 5 \
+    --warmup-time 0.05 --watchdog 30 --overwrite -q --out "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))
+  statuses "$work/flash_attn_fwd_ws.json" > "$work/sweep.status" 2>&1 || failures=$((failures + 1))
+  say "sweep: $(head -1 "$work/sweep.status")"
+  # the table of the best per shape, and the most frequent winner
+  python3 - "$work/flash_attn_fwd_ws.json" > "$work/winners.md" <<'EOF'
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+wins = collections.Counter()
+print("| shape | best configuration | ms | TFLOP/s | registers | spill (st/ld) |")
+print("| --- | --- | --- | --- | --- | --- |")
+for g in d["groups"]:
+    ok = [e for e in g["entries"] if e["status"] == "ok"]
+    if not ok:
+        print(f'| {g["shape"]} | (none ok) | | | | |')
+        continue
+    e = min(ok, key=lambda e: e["timing"]["median_ms"])
+    r = e["resources"].get("flash_attn_fwd_ws", {})
+    wins[e["key"]] += 1
+    print(f'| {g["shape"]} | {e["key"]} | {e["timing"]["median_ms"]:.4f} | {e["gflops"] / 1e3:.0f} | '
+          f'{r.get("registers")} | {r.get("spill_store_bytes")}/{r.get("spill_load_bytes")} |')
+print()
+for k, n in wins.most_common():
+    print(f"winner on {n} shape(s): {k}")
+EOF
+  winner=$(sed -n 's/^winner on [0-9]* shape(s): //p' "$work/winners.md" | head -1)
+  say "most frequent winner: ${winner:-none}"
+  cat "$work/winners.md"
+
+  # ---- 4. the peers: attn-tune's best per shape against SDPA's FA2 / cuDNN / mem-efficient
+  step peers python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.json" \
+    --shape "$anchors" --reps 3 --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
+    failures=$((failures + 1))
+  tail -25 "$work/peers.log"
+
+  # ---- 5. determinism matrix on the winner
+  if [ -n "$winner" ]; then
+    # B = 33 is left out: drawing its inputs on one host core is most of the matrix's time
+    step determinism "$ATTN_TUNE" determinism "$spec" -k prefill_ws --set "$winner" --head-dims 64,128 \
+      --batch-sizes 1,2,8 --shape "fp16-d128-n1024-causal,Hq=4,Hkv=4,Nq=256" --device "$cuda" \
+      --out "$work/determinism.json" ||
+      failures=$((failures + 1))
+    tail -5 "$work/determinism.log"
+  fi
+
+  # ---- 6. flex_attention on the window shapes
+  if [ "$quick" = 0 ]; then
+    step flex python3 scripts/compare/window_linear_torch.py "$work/window_torch" \
+      --leaderboards "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))
+    tail -12 "$work/flex.log"
+  fi
+
+  # ---- 7. ncu on one shape's winner (tensor-pipe utilisation, stall reasons)
+  if [ "$ncu" = 1 ] && [ -n "$winner" ]; then
+    if command -v ncu > /dev/null; then
+      best128=$(python3 - "$work/flash_attn_fwd_ws.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for g in d["groups"]:
+    if g["shape"] == "fp16-d128-n4096":
+        ok = [e for e in g["entries"] if e["status"] == "ok"]
+        if ok:
+            print(min(ok, key=lambda e: e["timing"]["median_ms"])["key"])
+EOF
+)
+      step ncu ncu --target-processes all -k regex:flash_attn_fwd_ws -c 1 \
+        --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__average_warp_latency_issue_stalled_barrier,smsp__average_warp_latency_issue_stalled_long_scoreboard,smsp__average_warp_latency_issue_stalled_wait,smsp__average_warp_latency_issue_stalled_math_pipe_throttle,smsp__average_warp_latency_issue_stalled_membar,smsp__average_warp_latency_issue_stalled_short_scoreboard,smsp__average_warp_latency_issue_stalled_dispatch_stall,smsp__average_warp_latency_issue_stalled_sleeping,smsp__cycles_active.avg,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
+        --section WarpStateStats --section ComputeWorkloadAnalysis \
+        "$ATTN_TUNE" bench "$spec" -k prefill_ws --set "${best128:-$winner}" --shape fp16-d128-n4096 --device "$cuda" ||
+        failures=$((failures + 1))
+    else
+      say "ncu: not installed; skipped"
+    fi
+  fi
+fi
+
+# ---- pack: one tarball when there are more than 8 files
+nfiles=$(find "$work" -type f | wc -l)
+{
+  echo "# hopper_ws: $(date -u +%Y-%m-%dT%H:%M:%SZ), $((SECONDS - t0)) s, $failures failure(s)"
+  echo
+  echo '```'
+  cat "$work/host.txt"
+  echo '```'
+  echo
+  echo "verify: $(head -1 "$work/verify.status" 2>/dev/null)"
+  echo "sweep: $(head -1 "$work/sweep.status" 2>/dev/null)"
+  echo
+  cat "$work/winners.md" 2>/dev/null
+  echo
+  for f in "$work"/*.cmd; do echo "- $(basename "$f" .cmd) (exit $(cat "${f%.cmd}.rc")): \`$(cat "$f")\`"; done
+} > "$out/SUMMARY.md"
+if [ "$nfiles" -gt 8 ]; then
+  tar -czf "$out/hopper_ws.tar.gz" -C "$out" hopper_ws && rm -rf "$work"
+fi
+say "done: $failures failure(s); $out/SUMMARY.md"
+[ "$failures" -eq 0 ]
