@@ -5,8 +5,8 @@
 #   1. build            scripts/gpu/setup.sh (when $ATTN_TUNE is not built yet)
 #   2. verify           every configuration on configs/flash_attn_fwd_ws_small.json's
 #                       edge shapes; any incorrect / crashed / timed-out one stops here
-#   3. sweep            the 15 anchor prefill shapes and the 5 sliding-window shapes,
-#                       every configuration (configs/flash_attn_fwd_ws.json)
+#   3. sweep            the 15 anchor prefill shapes, the 5 sliding-window shapes and
+#                       2 at D = 256, every configuration (configs/flash_attn_fwd_ws.json)
 #   4. peers            scripts/compare/attention_peers.py: the winner per shape beside
 #                       FA2, cuDNN and mem-efficient SDPA, --reps 3 interleaved
 #   5. determinism      the matrix (D 64 / 128 x KV x GQA x features) on the winner
@@ -111,7 +111,8 @@ anchors="fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-caus
 anchors+=",fp16-d64-n16384-causal,fp16-d128-n1024,fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal"
 anchors+=",fp16-d128-n16384,fp16-d128-n16384-causal,bf16-d128-n4096,bf16-d128-n4096-causal,bf16-d64-n4096"
 windows="window-n8192-w256,window-n32768-w1024,window-n16384-w512,window-n8192-w256-d64,window-bf16-n8192-w256"
-shapes="$anchors,$windows"
+d256="fp16-d256-n4096,fp16-d256-n4096-causal"
+shapes="$anchors,$windows,$d256"
 [ "$quick" = 1 ] && shapes="fp16-d128-n4096,fp16-d128-n4096-causal,fp16-d64-n4096"
 
 if [ "$verified" = 1 ]; then
@@ -149,7 +150,7 @@ EOF
 
   # ---- 4. the peers: attn-tune's best per shape against SDPA's FA2 / cuDNN / mem-efficient
   step peers python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.json" \
-    --shape "$anchors" --reps 3 --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
+    --shape "$anchors,$d256" --reps 3 --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
     failures=$((failures + 1))
   tail -25 "$work/peers.log"
 
