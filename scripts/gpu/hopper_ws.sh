@@ -173,6 +173,7 @@ EOF
 
   # ---- 7. ncu on one shape's winner (tensor-pipe utilisation, stall reasons)
   if [ "$ncu" = 1 ] && [ -n "$winner" ]; then
+    export PATH="$PATH:/usr/local/cuda/bin"
     if command -v ncu > /dev/null; then
       best128=$(python3 - "$work/flash_attn_fwd_ws.json" <<'EOF'
 import json, sys
@@ -184,11 +185,14 @@ for g in d["groups"]:
             print(min(ok, key=lambda e: e["timing"]["median_ms"])["key"])
 EOF
 )
-      step ncu ncu --target-processes all -k regex:flash_attn_fwd_ws -c 1 \
-        --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__average_warp_latency_issue_stalled_barrier,smsp__average_warp_latency_issue_stalled_long_scoreboard,smsp__average_warp_latency_issue_stalled_wait,smsp__average_warp_latency_issue_stalled_math_pipe_throttle,smsp__average_warp_latency_issue_stalled_membar,smsp__average_warp_latency_issue_stalled_short_scoreboard,smsp__average_warp_latency_issue_stalled_dispatch_stall,smsp__average_warp_latency_issue_stalled_sleeping,smsp__cycles_active.avg,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
-        --section WarpStateStats --section ComputeWorkloadAnalysis \
-        "$ATTN_TUNE" bench "$spec" -k prefill_ws --set "${best128:-$winner}" --shape fp16-d128-n4096 --device "$cuda" ||
+      # sections only (metric names differ between Nsight Compute versions): SpeedOfLight and
+      # ComputeWorkloadAnalysis give the tensor pipe's share, WarpStateStats the stall reasons
+      step ncu ncu --target-processes all -k regex:flash_attn_fwd_ws -c 1 --section SpeedOfLight \
+        --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis \
+        "$ATTN_TUNE" bench "$spec" -k prefill_ws --set "${best128:-$winner}" --shape fp16-d128-n4096 --device "$cuda" \
+        --min-samples 1 --max-samples 1 ||
         failures=$((failures + 1))
+      tail -80 "$work/ncu.log"
     else
       say "ncu: not installed; skipped"
     fi
