@@ -26,6 +26,22 @@
  * slope(h) is ALiBi's (llama.cpp's form): zero when max_bias == 0, else
  *   h <  n_head_log2: m0^(h+1);   h >= n_head_log2: m1^(2(h - n_head_log2) + 1).
  * GQA: query head h reads KV head h / q_per_kv.
+ *
+ * Layouts (the shape's `layout`, `page_size`; fields at the end of the struct,
+ * which kernels written for [B][H][N][D] ignore): element (b, h, i, d) of q
+ * and o sits at
+ *   start_q(b) + h * stride_q_h + i * stride_q_n + d
+ * with start_q(b) = b * stride_q_b, or cu_seqlens_q[b] * stride_q_n for the
+ * packed layout thd. k and v alike with stride_k_*, except that in a paged
+ * pool ([num_pages][page_size][Hkv][D]) key row j of sequence b sits at
+ *   block_table[b * max_pages + j / page_size] * stride_k_page
+ *     + (j % page_size) * stride_k_n + h * stride_k_h + d.
+ * thd and paged shapes pass three int32 buffers after o (before ws):
+ *   cu_seqlens_q [B + 1], cu_seqlens_k [B + 1]  sequence b's rows are
+ *                cu[b] .. cu[b + 1] - 1 (its own Nq and Nkv; row i sits at
+ *                position kv_offset_b + i, kv_offset_b = its Nkv - its Nq)
+ *   block_table  [B][max_pages] page numbers (scattered; -1 past the sequence)
+ * Nq and Nkv are then the longest sequence's, as are the mask's dimensions.
  */
 #ifndef ATTN_TUNE_ATTN_PARAMS_H
 #define ATTN_TUNE_ATTN_PARAMS_H
@@ -49,6 +65,18 @@ typedef struct attn_params {
     float m1;         /* ALiBi slope base for the rest */
     int n_head_log2;  /* largest power of two <= Hq */
     int reserved0;    /* keeps the size a multiple of 8 bytes */
+    int layout;       /* 0 bhsd, 1 bshd, 2 thd */
+    int stride_q_b;   /* q and o, in elements; 0 with thd */
+    int stride_q_h;
+    int stride_q_n;
+    int stride_k_b;   /* k and v, in elements; 0 with thd or a paged pool */
+    int stride_k_h;
+    int stride_k_n;
+    int page_size;    /* > 0: k and v are a paged pool */
+    int num_pages;    /* pages in the pool */
+    int max_pages;    /* block table columns: ceil(Nkv / page_size) */
+    int stride_k_page; /* elements between pages: page_size * Hkv * D */
+    int reserved1;    /* keeps the size a multiple of 8 bytes */
 } attn_params;
 
 #endif

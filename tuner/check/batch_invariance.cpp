@@ -1,5 +1,7 @@
 #include "tuner/check/batch_invariance.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
@@ -33,11 +35,13 @@ std::string upload_sequence(Device& device, const PreparedShape& batched, int n,
 CheckOutcome check_batch_invariance(DerivedShapes& shapes, const KernelSpec& kernel, const Config& config,
                                     const nlohmann::json& fields, const std::vector<int>& batch_sizes) {
   Evaluator& evaluator = shapes.evaluator();
-  const std::string batch = find_operation(evaluator.spec().operation).batch_field();
-  if (batch.empty())
+  const Operation& op = find_operation(evaluator.spec().operation);
+  if (op.batch_field().empty())
     return CheckOutcome::not_applicable(fmt::format("operation '{}' has no batch dimension", evaluator.spec().operation));
 
-  const nlohmann::json single_fields = with_field(fields, batch, 1);
+  // Sequence 0 alone: drawn by the operation as such, or as a batch of one.
+  const nlohmann::json drawn_alone = op.sequence_shape(fields, 0);
+  const nlohmann::json single_fields = drawn_alone.is_null() ? op.with_batch(fields, 1) : drawn_alone;
   DerivedShape& single = shapes.get(single_fields);
   const ShapePlan single_plan = plan_on(evaluator, kernel, config, single.prepared);
   if (!single_plan.plan) return CheckOutcome::not_applicable(fmt::format("B=1 cannot run: {}", single_plan.excluded));
@@ -49,9 +53,10 @@ CheckOutcome check_batch_invariance(DerivedShapes& shapes, const KernelSpec& ker
   for (int n : batch_sizes) {
     if (n <= 1) continue;
     nlohmann::json entry = {{"B", n}};
+    const nlohmann::json batched_fields = op.with_batch(fields, n);
     DerivedShape* drawn = nullptr;
     try {
-      drawn = &shapes.get(with_field(fields, batch, n));
+      drawn = &shapes.get(batched_fields);
     } catch (const BackendError& e) {  // a batch too large for the device is not the kernel's failure
       entry["excluded"] = fmt::format("its inputs do not fit on the device: {}", e.what());
       out.details["compared"].push_back(entry);
@@ -70,34 +75,51 @@ CheckOutcome check_batch_invariance(DerivedShapes& shapes, const KernelSpec& ker
     bool identical = true;
     for (int seq : sequences) {
       Outputs alone = alone0;
+      const OutputLayout* alone_layouts = single.layouts.data();
       if (seq != 0) {
-        DerivedShape& lone = shapes.get(single_fields, fmt::format("sequence {} of B={}", seq, n));
-        if (!lone.inputs_replaced) {
-          if (std::string why = upload_sequence(evaluator.device(), batched.prepared, n, seq, lone.prepared); !why.empty()) {
+        DerivedShape* lone = nullptr;
+        std::optional<Plan> lone_plan;
+        if (!drawn_alone.is_null()) {
+          lone = &shapes.get(op.sequence_shape(batched_fields, seq));
+          ShapePlan p = plan_on(evaluator, kernel, config, lone->prepared);
+          if (!p.plan) {
             entry["sequences"] = std::vector<int>{0};
-            entry["last_sequence_not_compared"] = why;
+            entry["last_sequence_not_compared"] = p.excluded;
             continue;
           }
-          lone.inputs_replaced = true;
+          lone_plan = std::move(p.plan);
+        } else {
+          lone = &shapes.get(single_fields, fmt::format("sequence {} of B={}", seq, n));
+          if (!lone->inputs_replaced) {
+            if (std::string why = upload_sequence(evaluator.device(), batched.prepared, n, seq, lone->prepared);
+                !why.empty()) {
+              entry["sequences"] = std::vector<int>{0};
+              entry["last_sequence_not_compared"] = why;
+              continue;
+            }
+            lone->inputs_replaced = true;
+          }
         }
-        alone = evaluator.run_once(*single_plan.plan, lone.prepared);
+        alone = evaluator.run_once(lone_plan ? *lone_plan : *single_plan.plan, lone->prepared);
+        alone_layouts = lone->layouts.data();
       }
       for (std::size_t k = 0; k < together.size(); ++k) {
-        const std::size_t share = alone[k].size();
-        if (together[k].size() != share * std::size_t(n)) {
-          return CheckOutcome::not_applicable(fmt::format("output '{}' has {} bytes at B=1 and {} at B={}: the batch is "
-                                                          "not its outermost dimension", batched.layouts[k].buffer,
-                                                          share, together[k].size(), n));
-        }
-        const std::span<const std::byte> slice(together[k].data() + share * std::size_t(seq), share);
-        const ElementType type = batched.layouts[k].type;
-        const auto diff = compare_bitwise(alone[k], slice, type);
+        const OutputLayout& layout = batched.layouts[k];
+        const std::size_t eb = element_bytes(layout.type);
+        if (layout.sequence_offsets.size() != std::size_t(n) + 1)
+          return CheckOutcome::not_applicable(fmt::format("output '{}' declares no sequences of its batch of {}",
+                                                          layout.buffer, n));
+        const std::size_t first = layout.sequence_offsets[std::size_t(seq)];
+        const std::size_t count = layout.sequence_offsets[std::size_t(seq) + 1] - first;
+        if (count * eb != alone[k].size())
+          return CheckOutcome::not_applicable(fmt::format("output '{}': sequence {} of B={} has {} bytes, alone {}",
+                                                          layout.buffer, seq, n, count * eb, alone[k].size()));
+        const std::span<const std::byte> slice(together[k].data() + first * eb, count * eb);
+        const auto diff = compare_bitwise(alone[k], slice, layout.type);
         if (!diff) continue;
         identical = false;
         if (!out.details.contains("mismatch")) {
-          const std::size_t per_seq = share / element_bytes(type);
-          ComparedSides sides{"B=1", fmt::format("B={}", n), &single.layouts[k], 0, &batched.layouts[k],
-                              per_seq * std::size_t(seq)};
+          ComparedSides sides{"B=1", fmt::format("B={}", n), &alone_layouts[k], 0, &layout, first};
           out.details["mismatch"] = mismatch_json(*diff, sides);
           out.details["mismatch"]["B"] = n;
           out.details["mismatch"]["sequence"] = seq;

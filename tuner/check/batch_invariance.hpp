@@ -2,8 +2,11 @@
 // inside a batch of B must give the same bytes, whatever the other sequences
 // hold. Split-KV heuristics that pick the split count from the batch size
 // break it. Relies on the operation's contract that sequence b's inputs are
-// drawn from their own stream (the same inside any batch) and that the batch
-// is the outermost dimension of every batched buffer.
+// drawn from their own stream (the same inside any batch), and on its output
+// declarations (where each sequence lies: packed variable-length tokens too).
+// A sequence other than the first is drawn alone by the operation
+// (Operation::sequence_shape) or, when it cannot, copied from the batch's
+// inputs, each input being one share per sequence or shared by all.
 #pragma once
 
 #include <vector>

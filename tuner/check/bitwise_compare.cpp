@@ -79,15 +79,7 @@ std::optional<std::uint64_t> ulp_distance(std::uint32_t a_bits, std::uint32_t b_
 }
 
 std::string OutputLayout::element_name(std::size_t index) const {
-  if (dims.empty()) return fmt::format("{}[{}]", buffer, index);
-  std::string coords;
-  std::size_t stride = 1;
-  for (const auto& [_, extent] : dims) stride *= extent;
-  for (const auto& [name, extent] : dims) {
-    stride /= extent;
-    coords += fmt::format("{}{}={}", coords.empty() ? "" : ",", name, index / stride % extent);
-  }
-  return fmt::format("{}[{}]", buffer, coords);
+  return OutputDeclaration{buffer, type, dims, {}}.element_name(index);
 }
 
 nlohmann::json OutputLayout::coordinates(std::size_t index) const {

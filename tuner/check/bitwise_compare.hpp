@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace attn {
+#include "tuner/ops/output_declaration.hpp"
 
-enum class ElementType { F32, F16, BF16 };
+namespace attn {
 
 const char* element_type_name(ElementType type);
 std::size_t element_bytes(ElementType type);
@@ -36,6 +36,7 @@ struct OutputLayout {
   std::string buffer = "out";
   ElementType type = ElementType::F32;
   std::vector<std::pair<std::string, std::size_t>> dims;  // empty: a flat index only
+  std::vector<std::size_t> sequence_offsets = {};         // see OutputDeclaration; empty: no batch
 
   std::string element_name(std::size_t index) const;      // "o[b=0,h=1,i=0,d=17]"
   nlohmann::json coordinates(std::size_t index) const;    // {"b":0,"h":1,"i":0,"d":17}

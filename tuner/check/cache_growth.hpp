@@ -1,5 +1,7 @@
-// Decode cache growth (attention): decoding positions one at a time over a
-// growing KV cache must give the bytes of computing those positions at once.
+// Decode cache growth: decoding positions one at a time over a growing KV
+// cache must give the bytes of computing those positions at once. The
+// operation states the shapes and which elements correspond
+// (Operation::cache_growth); for attention:
 //
 // For the shape under test with Nkv = N, at B = 1, the last T = min(steps, N)
 // positions p = N-T .. N-1 are computed twice:

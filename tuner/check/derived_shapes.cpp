@@ -11,7 +11,7 @@ namespace {
 std::string shape_label(const nlohmann::json& fields) {
   std::string s;
   for (const auto& [k, v] : fields.items()) {
-    if (v.is_null() || (v.is_number() && v.get<double>() == 0 && k != "B")) continue;
+    if (v.is_null() || v.is_object() || (v.is_number() && v.get<double>() == 0 && k != "B")) continue;
     s += fmt::format("{}{}={}", s.empty() ? "" : ",", k, v.is_string() ? v.get<std::string>() : v.dump());
   }
   return s;
@@ -30,7 +30,7 @@ DerivedShape& DerivedShapes::get(const nlohmann::json& fields, const std::string
   if (it == shapes_.end()) {
     auto shape = std::make_unique<DerivedShape>();
     shape->prepared = evaluator_.prepare_fields(shape_label(fields), fields);
-    shape->layouts = output_layouts(evaluator_.spec().operation, fields, *shape->prepared.problem);
+    shape->layouts = output_layouts(*shape->prepared.problem);
     it = shapes_.emplace(key, std::move(shape)).first;
   }
   return *it->second;

@@ -12,6 +12,7 @@
 
 #include "tuner/core/half.hpp"
 #include "tuner/core/rng.hpp"
+#include "tuner/ops/attention_layout.hpp"
 #include "tuner/ops/attention_reference.hpp"
 #include "tuner/core/parallel_for.hpp"
 #include "tuner/ops/row_verification.hpp"
@@ -21,18 +22,13 @@ namespace {
 
 using json = nlohmann::json;
 
-// Writes N values drawn from [lo, hi) into a buffer of 4-byte floats or 2-byte f16/bf16 words.
-void fill_random(std::vector<std::byte>& out, std::size_t offset_elems, std::size_t n, std::size_t elem_bytes,
-                 AttnDtype dtype, UniformStream& rng, double lo, double hi) {
-  for (std::size_t e = 0; e < n; ++e) {
-    const float x = static_cast<float>(rng.next(lo, hi));
-    std::byte* dst = out.data() + (offset_elems + e) * elem_bytes;
-    if (elem_bytes == 4) {
-      std::memcpy(dst, &x, 4);
-    } else {
-      const std::uint16_t w = dtype == AttnDtype::BF16 ? f32_to_bf16(x) : f32_to_f16(x);
-      std::memcpy(dst, &w, 2);
-    }
+void store_value(std::vector<std::byte>& out, std::size_t index, std::size_t elem_bytes, AttnDtype dtype, float x) {
+  std::byte* dst = out.data() + index * elem_bytes;
+  if (elem_bytes == 4) {
+    std::memcpy(dst, &x, 4);
+  } else {
+    const std::uint16_t w = dtype == AttnDtype::BF16 ? f32_to_bf16(x) : f32_to_f16(x);
+    std::memcpy(dst, &w, 2);
   }
 }
 
@@ -59,38 +55,64 @@ std::vector<std::byte> nan_element(std::size_t elem_bytes, AttnDtype dtype) {
   return word;
 }
 
+std::vector<std::byte> repeated(const std::vector<std::byte>& word, std::size_t count) {
+  std::vector<std::byte> out(word.size() * count);
+  for (std::size_t e = 0; e < count; ++e) std::memcpy(out.data() + e * word.size(), word.data(), word.size());
+  return out;
+}
+
+std::vector<std::byte> int32_bytes(const std::vector<std::int32_t>& values) {
+  std::vector<std::byte> out(std::max<std::size_t>(16, values.size() * 4));
+  if (!values.empty()) std::memcpy(out.data(), values.data(), values.size() * 4);
+  return out;
+}
+
+ElementType element_type(AttnDtype dtype) {
+  switch (dtype) {
+    case AttnDtype::F16: return ElementType::F16;
+    case AttnDtype::BF16: return ElementType::BF16;
+    default: return ElementType::F32;
+  }
+}
+
 class AttentionProblem final : public Problem {
  public:
-  AttentionProblem(const AttentionShape& shape, std::uint64_t seed) : s_(shape), seed_(seed) {
+  AttentionProblem(const AttentionShape& shape, std::uint64_t seed) : s_(shape), seed_(seed), layout_(shape, seed) {
     const std::size_t qb = q_bytes_per_element(s_.dtype), kb = kv_bytes_per_element(s_.dtype);
-    const AttnDtype kv_dtype = s_.dtype == AttnDtype::BF16 ? AttnDtype::BF16 : AttnDtype::F16;
-    HostBuffer q{"q", false, std::vector<std::byte>(s_.q_elements() * qb), {}};
-    HostBuffer k{"k", false, std::vector<std::byte>(s_.kv_elements() * kb), {}};
-    HostBuffer v{"v", false, std::vector<std::byte>(s_.kv_elements() * kb), {}};
+    const AttnDtype kv_dtype = this->kv_dtype();
+    HostBuffer q{"q", false, std::vector<std::byte>(layout_.q_elements() * qb), {}};
+    // Pool pages no sequence owns, and the tail of a sequence's last page, hold
+    // NaN: a kernel that reads past the block table's keys cannot pass.
+    HostBuffer k{"k", false, repeated(nan_element(kb, kv_dtype), layout_.kv_elements()), {}};
+    HostBuffer v{"v", false, k.data, {}};
     // Disabled inputs still get a small valid buffer: every kernel takes every argument.
     HostBuffer mask{"mask", false, std::vector<std::byte>(std::max<std::size_t>(16, s_.mask_elements() * 2)), {}};
     HostBuffer sinks{"sinks", false, std::vector<std::byte>(std::max<std::size_t>(16, s_.sinks ? s_.Hq * 4 : 0)), {}};
-    HostBuffer o{"o", true, std::vector<std::byte>(s_.q_elements() * qb), nan_element(qb, s_.dtype)};
+    HostBuffer o{"o", true, std::vector<std::byte>(layout_.q_elements() * qb), nan_element(qb, s_.dtype)};
 
-    // Each sequence's data is its own stream: sequence b is the same inside any batch size.
-    const std::size_t q_seq = std::size_t(s_.Hq) * s_.Nq * s_.D, kv_seq = std::size_t(s_.Hkv) * s_.Nkv * s_.D;
-    // Sequences write disjoint ranges from their own streams: drawn in parallel.
+    // Each sequence's data is its own stream, drawn in logical order [H][N][D]
+    // and stored through the layout: sequence b is the same inside any batch
+    // size and in every layout. Sequences write disjoint elements: drawn in parallel.
     parallel_for(std::size_t(s_.B) * 4, [&](std::size_t task) {
       const int b = int(task / 4);
+      const std::uint64_t sequence = std::uint64_t(s_.sequence_offset + b);
       switch (task % 4) {
         case 0: {
-          UniformStream r(stream_seed(seed_, "q", b));
-          fill_random(q.data, b * q_seq, q_seq, qb, s_.dtype, r, -1, 1);
+          UniformStream r(stream_seed(seed_, "q", sequence));
+          for (int h = 0; h < s_.Hq; ++h)
+            for (int i = 0; i < layout_.q_len(b); ++i)
+              for (int d = 0; d < s_.D; ++d)
+                store_value(q.data, layout_.q_index(b, h, i, d), qb, s_.dtype, float(r.next(-1, 1)));
           break;
         }
-        case 1: {
-          UniformStream r(stream_seed(seed_, "k", b));
-          fill_random(k.data, b * kv_seq, kv_seq, kb, kv_dtype, r, -1, 1);
-          break;
-        }
+        case 1:
         case 2: {
-          UniformStream r(stream_seed(seed_, "v", b));
-          fill_random(v.data, b * kv_seq, kv_seq, kb, kv_dtype, r, -1, 1);
+          HostBuffer& kv = task % 4 == 1 ? k : v;
+          UniformStream r(stream_seed(seed_, task % 4 == 1 ? "k" : "v", sequence));
+          for (int h = 0; h < s_.Hkv; ++h)
+            for (int j = 0; j < layout_.k_len(b); ++j)
+              for (int d = 0; d < s_.D; ++d)
+                store_value(kv.data, layout_.k_index(b, h, j, d), kb, kv_dtype, float(r.next(-1, 1)));
           break;
         }
         default:
@@ -99,9 +121,36 @@ class AttentionProblem final : public Problem {
     });
     if (s_.sinks) {
       UniformStream rs(stream_seed(seed_, "sinks", 0));
-      fill_random(sinks.data, 0, s_.Hq, 4, AttnDtype::F32_F16, rs, -2, 2);
+      for (int h = 0; h < s_.Hq; ++h) store_value(sinks.data, std::size_t(h), 4, AttnDtype::F32_F16, float(rs.next(-2, 2)));
     }
     buffers_ = {std::move(q), std::move(k), std::move(v), std::move(mask), std::move(sinks), std::move(o)};
+    if (s_.has_sequence_buffers()) {
+      buffers_.push_back({"cu_seqlens_q", false, int32_bytes(layout_.cu_seqlens_q()), {}});
+      buffers_.push_back({"cu_seqlens_k", false, int32_bytes(layout_.cu_seqlens_k()), {}});
+      buffers_.push_back({"block_table", false, int32_bytes(layout_.block_table()), {}});
+    }
+  }
+
+  // Makes this one-query problem (a decode step over a cache of Nkv keys) hold
+  // row T of AT_ONCE's queries and the first Nkv of its keys: a decoder's
+  // state once the token at that position was appended.
+  void cut_from(const AttentionProblem& at_once, int t) {
+    const std::size_t qb = q_bytes_per_element(s_.dtype), kb = kv_bytes_per_element(s_.dtype);
+    auto copy = [](std::vector<std::byte>& to, std::size_t to_index, const std::vector<std::byte>& from,
+                   std::size_t from_index, std::size_t bytes) {
+      std::memcpy(to.data() + to_index * bytes, from.data() + from_index * bytes, bytes);
+    };
+    const auto& from = at_once.buffers_;
+    const AttentionLayout& a = at_once.layout_;
+    for (int h = 0; h < s_.Hq; ++h)
+      for (int d = 0; d < s_.D; ++d) copy(buffers_[0].data, layout_.q_index(0, h, 0, d), from[0].data, a.q_index(0, h, t, d), qb);
+    for (int h = 0; h < s_.Hkv; ++h)
+      for (int j = 0; j < layout_.k_len(0); ++j)
+        for (int d = 0; d < s_.D; ++d)
+          for (int kv : {1, 2}) copy(buffers_[std::size_t(kv)].data, layout_.k_index(0, h, j, d), from[std::size_t(kv)].data, a.k_index(0, h, j, d), kb);
+    if (s_.mask)
+      for (int j = 0; j < layout_.k_len(0); ++j) copy(buffers_[3].data, std::size_t(j), from[3].data, std::size_t(t) * std::size_t(at_once.s_.Nkv) + std::size_t(j), 2);
+    reference_.clear();
   }
 
   std::vector<std::byte> params_bytes() const override {
@@ -111,44 +160,68 @@ class AttentionProblem final : public Problem {
     return bytes;
   }
 
+  std::vector<OutputDeclaration> outputs() const override {
+    OutputDeclaration o{"o", element_type(s_.dtype), {}, {}};
+    const auto n = [](int x) { return std::size_t(x); };
+    switch (s_.layout) {
+      case AttnLayout::BHSD: o.dims = {{"b", n(s_.B)}, {"h", n(s_.Hq)}, {"i", n(s_.Nq)}, {"d", n(s_.D)}}; break;
+      case AttnLayout::BSHD: o.dims = {{"b", n(s_.B)}, {"i", n(s_.Nq)}, {"h", n(s_.Hq)}, {"d", n(s_.D)}}; break;
+      case AttnLayout::THD: o.dims = {{"t", layout_.total_q()}, {"h", n(s_.Hq)}, {"d", n(s_.D)}}; break;
+    }
+    for (std::int32_t token : layout_.cu_seqlens_q()) o.sequence_offsets.push_back(std::size_t(token) * n(s_.Hq) * n(s_.D));
+    return {o};
+  }
+
   void precompute_reference(const Tolerance& tol) const override { reference(checked_rows(tol)); }
 
-  double flops() const override { return 4.0 * s_.B * s_.Hq * s_.attended_pairs() * s_.D; }
+  double flops() const override {
+    double pairs = 0;
+    for (int b = 0; b < s_.B; ++b) pairs += s_.attended_pairs(layout_.q_len(b), layout_.k_len(b));
+    return 4.0 * s_.Hq * pairs * s_.D;
+  }
 
+  // Each input read once, each output written once: the keys the sequences
+  // hold, not the pool's unused pages.
   double bytes() const override {
     double total = 0;
-    for (const auto& b : buffers_)
-      if (b.name != "mask" || s_.mask) total += double(b.data.size());
+    for (const auto& b : buffers_) {
+      if (b.name == "mask" && !s_.mask) continue;
+      if (b.name == "k" || b.name == "v") total += double(layout_.kv_used_elements() * kv_bytes_per_element(s_.dtype));
+      else total += double(b.data.size());
+    }
     return total;
   }
 
   VerifyReport verify(const std::vector<std::vector<std::byte>>& outputs, const Tolerance& tol) const override {
     const std::vector<std::byte>& o = outputs.at(0);
     const std::size_t ob = q_bytes_per_element(s_.dtype);
+    const OutputDeclaration names = this->outputs().front();
     VerifyReport r;
-    r.rows_total = static_cast<long long>(s_.B) * s_.Hq * s_.Nq;
-    const std::size_t n = s_.q_elements();
+    r.rows_total = static_cast<long long>(layout_.rows());
+    const std::size_t n = layout_.q_elements();
     for (std::size_t e = 0; e < n; ++e) {
       if (std::isfinite(load_value(o, e, ob, s_.dtype))) continue;
-      if (r.nonfinite++ == 0) r.worst = fmt::format("{} = {} (not written, or not finite)", element_name(e), load_value(o, e, ob, s_.dtype));
+      if (r.nonfinite++ == 0)
+        r.worst = fmt::format("{} = {} (not written, or not finite)", names.element_name(e), load_value(o, e, ob, s_.dtype));
     }
 
     const auto& rows = checked_rows(tol);
     const auto& ref = reference(rows);
     double err2 = 0, ref2 = 0, worst_abs = -1;
     for (std::size_t r_i = 0; r_i < rows.size(); ++r_i) {
-      const std::size_t base = rows[r_i] * s_.D;
+      int b, h, i;
+      layout_.row_coordinates(rows[r_i], b, h, i);
       for (int d = 0; d < s_.D; ++d) {
         const double want = ref[r_i * s_.D + d];
-        const double got = load_value(o, base + d, ob, s_.dtype);
+        const std::size_t e = layout_.q_index(b, h, i, d);
+        const double got = load_value(o, e, ob, s_.dtype);
         if (!std::isfinite(got)) continue;  // counted in nonfinite above
         const double diff = std::abs(got - want);
         err2 += diff * diff;
         ref2 += want * want;
         if (diff > worst_abs) {
           worst_abs = diff;
-          if (r.nonfinite == 0)
-            r.worst = fmt::format("{} = {:.7g}, expected {:.7g}", element_name(base + d), got, want);
+          if (r.nonfinite == 0) r.worst = fmt::format("{} = {:.7g}, expected {:.7g}", names.element_name(e), got, want);
         }
       }
     }
@@ -160,10 +233,13 @@ class AttentionProblem final : public Problem {
   }
 
  private:
+  AttnDtype kv_dtype() const { return s_.dtype == AttnDtype::BF16 ? AttnDtype::BF16 : AttnDtype::F16; }
+
   void fill_mask(std::vector<std::byte>& mask, int b) const {
-    UniformStream rm(stream_seed(seed_, "mask", b));
+    UniformStream rm(stream_seed(seed_, "mask", std::uint64_t(s_.sequence_offset + b)));
+    const int nq = layout_.q_len(b), nk = layout_.k_len(b);
     for (int i = 0; i < s_.Nq; ++i) {
-      const int keep = std::clamp(s_.kv_offset() + i, 0, s_.Nkv - 1);  // never mask a row out entirely
+      const int keep = std::clamp(nk - nq + i, 0, nk - 1);  // never mask a row out entirely
       for (int j = 0; j < s_.Nkv; ++j) {
         const double u = rm.next(0, 1);
         const float x = (j != keep && u < 0.05) ? -std::numeric_limits<float>::infinity()
@@ -174,20 +250,15 @@ class AttentionProblem final : public Problem {
     }
   }
 
-  std::string element_name(std::size_t e) const {
-    const int d = int(e % s_.D), i = int(e / s_.D % s_.Nq), h = int(e / s_.D / s_.Nq % s_.Hq);
-    const int b = int(e / s_.D / s_.Nq / s_.Hq);
-    return fmt::format("o[b={},h={},i={},d={}]", b, h, i, d);
-  }
-
   // The rows verified: all of them when few, else the corners plus a fixed random sample.
   const std::vector<std::size_t>& checked_rows(const Tolerance& tol) const {
     std::lock_guard lock(mutex_);
-    const std::size_t total = std::size_t(s_.B) * s_.Hq * s_.Nq;
+    const std::size_t total = layout_.rows();
     const std::size_t limit = tol.max_rows > 0 ? std::size_t(tol.max_rows) : 2048;
     if (!rows_.empty() && rows_limit_ == limit) return rows_;
     rows_limit_ = limit;
-    rows_ = sample_rows(total, limit, seed_, {0, std::size_t(s_.Nq - 1), total - 1, total - std::size_t(s_.Nq)});
+    const std::size_t last_len = std::size_t(layout_.q_len(s_.B - 1));
+    rows_ = sample_rows(total, limit, seed_, {0, std::size_t(layout_.q_len(0) - 1), total - 1, total - last_len});
     reference_.clear();
     return rows_;
   }
@@ -195,29 +266,46 @@ class AttentionProblem final : public Problem {
   const std::vector<double>& reference(const std::vector<std::size_t>& rows) const {
     std::lock_guard lock(mutex_);
     if (!reference_.empty()) return reference_;
+    // The inputs read through the layout into [B][H][N][D] blocks of the longest sequence's rows.
     AttentionValues in;
-    const AttnDtype kv_dtype = s_.dtype == AttnDtype::BF16 ? AttnDtype::BF16 : AttnDtype::F16;
+    const std::size_t qb = q_bytes_per_element(s_.dtype), kb = kv_bytes_per_element(s_.dtype);
+    in.q.assign(s_.q_elements(), 0.0f);
+    in.k.assign(s_.kv_elements(), 0.0f);
+    in.v.assign(s_.kv_elements(), 0.0f);
+    parallel_for(std::size_t(s_.B), [&](std::size_t task) {
+      const int b = int(task);
+      for (int h = 0; h < s_.Hq; ++h)
+        for (int i = 0; i < layout_.q_len(b); ++i)
+          for (int d = 0; d < s_.D; ++d)
+            in.q[((std::size_t(b) * s_.Hq + h) * s_.Nq + i) * s_.D + d] =
+                load_value(buffers_[0].data, layout_.q_index(b, h, i, d), qb, s_.dtype);
+      for (int h = 0; h < s_.Hkv; ++h)
+        for (int j = 0; j < layout_.k_len(b); ++j)
+          for (int d = 0; d < s_.D; ++d) {
+            const std::size_t at = ((std::size_t(b) * s_.Hkv + h) * s_.Nkv + j) * s_.D + d, e = layout_.k_index(b, h, j, d);
+            in.k[at] = load_value(buffers_[1].data, e, kb, kv_dtype());
+            in.v[at] = load_value(buffers_[2].data, e, kb, kv_dtype());
+          }
+    });
     auto widen = [](const HostBuffer& hb, std::size_t n, std::size_t eb, AttnDtype dt) {
       std::vector<float> out(n);
       for (std::size_t e = 0; e < n; ++e) out[e] = load_value(hb.data, e, eb, dt);
       return out;
     };
-    in.q = widen(buffers_[0], s_.q_elements(), q_bytes_per_element(s_.dtype), s_.dtype);
-    in.k = widen(buffers_[1], s_.kv_elements(), 2, kv_dtype);
-    in.v = widen(buffers_[2], s_.kv_elements(), 2, kv_dtype);
     if (s_.mask) in.mask = widen(buffers_[3], s_.mask_elements(), 2, AttnDtype::F16);
     if (s_.sinks) in.sinks = widen(buffers_[4], s_.Hq, 4, AttnDtype::F32_F16);
     reference_.assign(rows.size() * s_.D, 0.0);
     parallel_for(rows.size(), [&](std::size_t r_i) {
-      const std::size_t row = rows[r_i];
-      const int i = int(row % s_.Nq), h = int(row / s_.Nq % s_.Hq), b = int(row / s_.Nq / s_.Hq);
-      attention_reference_row(s_, in, b, h, i, reference_.data() + r_i * s_.D);
+      int b, h, i;
+      layout_.row_coordinates(rows[r_i], b, h, i);
+      attention_reference_row(s_, in, b, h, i, reference_.data() + r_i * s_.D, {layout_.q_len(b), layout_.k_len(b)});
     });
     return reference_;
   }
 
   AttentionShape s_;
   std::uint64_t seed_;
+  AttentionLayout layout_;
   mutable std::mutex mutex_;
   mutable std::vector<std::size_t> rows_;
   mutable std::size_t rows_limit_ = 0;
@@ -244,19 +332,49 @@ class AttentionOperation final : public Operation {
         {"sinks", T::Integer, false, 0, {}, "1: one sink logit per query head"},
         {"max_bias", T::Number, false, 0.0, {}, "ALiBi max bias, 0 = off"},
         {"scale", T::Number, false, nullptr, {}, "softmax scale (default 1/sqrt(D))"},
+        {"layout", T::Choice, false, "bhsd", {"bhsd", "bshd", "thd"},
+         "tensor layout: [B][H][N][D], [B][N][H][D], or packed variable-length tokens [T][H][D] with cu_seqlens"},
+        {"seqlens_q", T::IntegerList, false, json::array(), {},
+         "thd: query rows of each sequence, cycled over the batch (empty: drawn in [1, Nq])"},
+        {"seqlens_k", T::IntegerList, false, json::array(), {},
+         "thd: key rows of each sequence (empty: drawn in [its queries, Nkv], or seqlens_q + Nkv - Nq when listed)"},
+        {"page_size", T::Integer, false, 0, {}, "> 0: K/V in a paged pool read through a scattered block table"},
+        {"num_pages", T::Integer, false, 0, {}, "pages in the pool (0: twice B * ceil(Nkv / page_size))"},
     };
   }
 
   std::vector<std::string> variable_names() const override {
-    return {"B", "Hq", "Hkv", "Nq", "Nkv", "D", "causal", "window", "mask", "sinks", "alibi", "q_per_kv", "DTYPE"};
+    return {"B",          "Hq",         "Hkv",        "Nq",         "Nkv",         "D",          "causal",
+            "window",     "mask",       "sinks",      "alibi",      "q_per_kv",    "DTYPE",      "layout",
+            "paged",      "page_size",  "num_pages",  "max_pages",  "stride_q_b",  "stride_q_h", "stride_q_n",
+            "stride_o_b", "stride_o_h", "stride_o_n", "stride_k_b", "stride_k_h",  "stride_k_n", "stride_v_b",
+            "stride_v_h", "stride_v_n", "stride_page"};
   }
 
   Bindings variables(const json& f) const override {
     const AttentionShape s = AttentionShape::from_json(f);
-    return {{"B", s.B},           {"Hq", s.Hq},         {"Hkv", s.Hkv},       {"Nq", s.Nq},
+    Bindings b{{"B", s.B},           {"Hq", s.Hq},         {"Hkv", s.Hkv},       {"Nq", s.Nq},
             {"Nkv", s.Nkv},       {"D", s.D},           {"causal", s.causal}, {"window", s.window},
             {"mask", s.mask},     {"sinks", s.sinks},   {"alibi", s.max_bias > 0},
             {"q_per_kv", s.Hq / s.Hkv}, {"DTYPE", static_cast<long long>(s.dtype)}};
+    const TensorStrides q = s.q_strides(), k = s.kv_strides();
+    b["layout"] = static_cast<long long>(s.layout);
+    b["paged"] = s.paged();
+    b["page_size"] = s.page_size;
+    b["num_pages"] = s.pool_pages();
+    b["max_pages"] = s.max_pages();
+    for (const char* t : {"q", "o"}) {
+      b[fmt::format("stride_{}_b", t)] = q.b;
+      b[fmt::format("stride_{}_h", t)] = q.h;
+      b[fmt::format("stride_{}_n", t)] = q.n;
+    }
+    for (const char* t : {"k", "v"}) {
+      b[fmt::format("stride_{}_b", t)] = k.b;
+      b[fmt::format("stride_{}_h", t)] = k.h;
+      b[fmt::format("stride_{}_n", t)] = k.n;
+    }
+    b["stride_page"] = s.paged() ? s.page_stride() : 0;
+    return b;
   }
 
   std::string check_shape(const json& f) const override {
@@ -268,10 +386,46 @@ class AttentionOperation final : public Operation {
     if (s.window < 0) return "window must be >= 0";
     if (s.Nq > s.Nkv) return fmt::format("Nq ({}) must not exceed Nkv ({}): query rows are the last Nq positions", s.Nq, s.Nkv);
     if (s.max_bias < 0) return "max_bias must be >= 0";
+    if (s.layout != AttnLayout::THD && (!s.seqlens_q.empty() || !s.seqlens_k.empty()))
+      return "seqlens_q and seqlens_k are for layout thd";
+    if (!s.seqlens_k.empty() && s.seqlens_k.size() != s.seqlens_q.size())
+      return fmt::format("seqlens_k lists {} lengths, seqlens_q {}: one each per sequence", s.seqlens_k.size(),
+                         s.seqlens_q.size());
+    for (std::size_t b = 0; b < s.seqlens_q.size(); ++b) {
+      const int nq = s.seqlens_q[b], nk = s.seqlens_k.empty() ? nq + s.kv_offset() : s.seqlens_k[b];
+      if (nq < 1 || nq > s.Nq) return fmt::format("seqlens_q[{}] = {} must be in [1, Nq = {}]", b, nq, s.Nq);
+      if (nk < nq || nk > s.Nkv) return fmt::format("seqlens_k[{}] = {} must be in [seqlens_q[{}] = {}, Nkv = {}]", b, nk, b, nq, s.Nkv);
+    }
+    if (s.page_size < 0 || s.num_pages < 0) return "page_size and num_pages must be >= 0";
+    if (s.num_pages > 0 && s.page_size == 0) return "num_pages needs page_size > 0";
+    if (s.num_pages > 0 && s.num_pages < s.B * s.max_pages())
+      return fmt::format("num_pages ({}) must hold B * ceil(Nkv / page_size) = {} pages", s.num_pages, s.B * s.max_pages());
+    const double pool = s.paged() ? double(s.pool_pages()) * double(s.page_stride()) : 0;
+    const double q = double(s.q_elements()), kv = s.paged() ? pool : double(s.kv_elements());
+    if (std::max(q, kv) > double(std::numeric_limits<int>::max()))
+      return "q or k/v holds more than 2^31 elements: the layout's strides are 32-bit int";
     return {};
   }
 
   std::string batch_field() const override { return "B"; }
+
+  json with_batch(const json& f, int n) const override {
+    json out = f;
+    out["B"] = n;
+    // A pool given for the original batch may be too small for N sequences: the default pool fits.
+    if (f.value("num_pages", 0) > 0 && AttentionShape::from_json(out).max_pages() * n > f.value("num_pages", 0))
+      out["num_pages"] = 0;
+    return out;
+  }
+
+  // Sequence B alone: the same streams and lengths (its index offsets them), its own pool.
+  json sequence_shape(const json& f, int b) const override {
+    json out = f;
+    out["B"] = 1;
+    out["sequence_offset"] = f.value("sequence_offset", 0) + b;
+    if (f.value("num_pages", 0) > 0) out["num_pages"] = 0;
+    return out;
+  }
 
   Tolerance default_tolerance(const json& f) const override {
     const AttentionShape s = AttentionShape::from_json(f);
@@ -280,7 +434,57 @@ class AttentionOperation final : public Operation {
   }
 
   std::unique_ptr<Problem> make_problem(const json& f, std::uint64_t seed) const override {
-    return std::make_unique<AttentionProblem>(AttentionShape::from_json(f), seed);
+    auto problem = std::make_unique<AttentionProblem>(AttentionShape::from_json(f), seed);
+    if (f.contains("decode_step_of")) {  // a cache growth step: inputs cut from the at-once problem's
+      const json& of = f.at("decode_step_of");
+      const AttentionProblem at_once(AttentionShape::from_json(of.at("fields")), seed);
+      problem->cut_from(at_once, of.at("step").get<int>());
+    }
+    return problem;
+  }
+
+  // At B = 1, the last T = min(steps, Nkv) positions computed in one causal
+  // launch (Nq = T) and one step at a time (Nq = 1 over the cache up to the
+  // position); layout and pool as the shape's, thd with those lengths listed.
+  CacheGrowthPlan cache_growth(const json& f, int steps) const override {
+    CacheGrowthPlan g;
+    const AttentionShape base = AttentionShape::from_json(f);
+    const int n = base.Nkv, t_all = std::min(steps, n);
+    if (t_all < 2) {
+      g.not_applicable = fmt::format("Nkv = {} leaves fewer than 2 positions to decode", n);
+      return g;
+    }
+    auto lengths = [&](json fields, int nq, int nk) {
+      fields["B"] = 1;
+      fields["Nq"] = nq;
+      fields["Nkv"] = nk;
+      fields["causal"] = 1;
+      if (base.layout == AttnLayout::THD) {
+        fields["seqlens_q"] = json::array({nq});
+        fields["seqlens_k"] = json::array({nk});
+      }
+      if (base.num_pages > 0) fields["num_pages"] = 0;
+      return fields;
+    };
+    g.at_once = lengths(f, t_all, n);
+    g.at_once_summary = {{"Nq", t_all}, {"Nkv", n}};
+    g.positions = {n - t_all, n - 1};
+    const AttentionLayout at_once(AttentionShape::from_json(g.at_once), 0);  // lengths listed: no seed needed
+    for (int t = 0; t < t_all; ++t) {
+      const int len = n - t_all + t + 1;
+      CacheGrowthPlan::Step step;
+      step.fields = lengths(f, 1, len);
+      step.fields["decode_step_of"] = {{"fields", g.at_once}, {"step", t}};
+      step.summary = {{"position", len - 1}, {"Nkv", len}};
+      const AttentionShape ss = AttentionShape::from_json(step.fields);
+      const AttentionLayout one(ss, 0);
+      std::vector<std::size_t> elements(std::size_t(ss.Hq) * std::size_t(ss.D));
+      for (int h = 0; h < ss.Hq; ++h)
+        for (int d = 0; d < ss.D; ++d) elements[one.q_index(0, h, 0, d)] = at_once.q_index(0, h, t, d);
+      step.at_once_elements = {std::move(elements)};
+      g.steps.push_back(std::move(step));
+    }
+    return g;
   }
 };
 

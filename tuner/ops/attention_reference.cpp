@@ -7,17 +7,18 @@
 namespace attn {
 
 void attention_reference_row(const AttentionShape& s, const AttentionValues& in, int b, int h, int i,
-                             double* out) {
+                             double* out, SequenceLengths lengths) {
   const int D = s.D;
   const int hk = h / (s.Hq / s.Hkv);
-  const int pos = s.kv_offset() + i;
+  const int nq = lengths.q > 0 ? lengths.q : s.Nq, nk = lengths.k > 0 ? lengths.k : s.Nkv;
+  const int pos = nk - nq + i;
   const float* q = in.q.data() + ((std::size_t(b) * s.Hq + h) * s.Nq + i) * D;
   const float* k = in.k.data() + (std::size_t(b) * s.Hkv + hk) * s.Nkv * D;
   const float* v = in.v.data() + (std::size_t(b) * s.Hkv + hk) * s.Nkv * D;
   const float* mask = s.mask ? in.mask.data() + (std::size_t(b) * s.Nq + i) * s.Nkv : nullptr;
   const double slope = s.alibi_slope(h);
 
-  const int first = s.first_key(i), last = s.last_key(i);
+  const int first = s.first_key(i, nq, nk), last = s.last_key(i, nq, nk);
   const double neg_inf = -std::numeric_limits<double>::infinity();
   std::vector<double> score(std::max(0, last - first + 1), neg_inf);
   double m = s.sinks ? double(in.sinks[h]) : neg_inf;

@@ -12,9 +12,16 @@ struct AttentionValues {
   std::vector<float> q, k, v, mask, sinks;
 };
 
+// One sequence's query and key counts when they are not the shape's Nq and
+// Nkv (variable-length thd); 0: the shape's.
+struct SequenceLengths {
+  int q = 0, k = 0;
+};
+
 // Writes row (b, h, i) of the output, D values, computed in double as
-// kernels/common/attn_params.h defines it.
+// kernels/common/attn_params.h defines it. IN holds [B][H][N][D] arrays of the
+// shape's Nq and Nkv; a shorter sequence uses the first rows of its block.
 void attention_reference_row(const AttentionShape& shape, const AttentionValues& in, int b, int h, int i,
-                             double* out);
+                             double* out, SequenceLengths lengths = {});
 
 }  // namespace attn

@@ -21,6 +21,14 @@ AttentionShape AttentionShape::from_json(const nlohmann::json& f) {
   s.sinks = f.at("sinks").get<int>() != 0;
   s.max_bias = f.at("max_bias").get<double>();
   s.scale = f.at("scale").is_null() ? 1.0 / std::sqrt(double(s.D)) : f.at("scale").get<double>();
+  // Fields added with layouts: absent from shapes recorded before them.
+  const std::string layout = f.value("layout", "bhsd");
+  s.layout = layout == "bshd" ? AttnLayout::BSHD : layout == "thd" ? AttnLayout::THD : AttnLayout::BHSD;
+  s.seqlens_q = f.value("seqlens_q", std::vector<int>{});
+  s.seqlens_k = f.value("seqlens_k", std::vector<int>{});
+  s.page_size = f.value("page_size", 0);
+  s.num_pages = f.value("num_pages", 0);
+  s.sequence_offset = f.value("sequence_offset", 0);
   return s;
 }
 
@@ -44,25 +52,53 @@ attn_params AttentionShape::params() const {
   while (p.n_head_log2 * 2 <= Hq) p.n_head_log2 *= 2;
   p.m0 = static_cast<float>(std::pow(2.0, -max_bias / p.n_head_log2));
   p.m1 = static_cast<float>(std::pow(2.0, -max_bias / 2.0 / p.n_head_log2));
+  const TensorStrides qs = q_strides(), ks = kv_strides();
+  p.layout = static_cast<int>(layout);
+  p.stride_q_b = static_cast<int>(qs.b);
+  p.stride_q_h = static_cast<int>(qs.h);
+  p.stride_q_n = static_cast<int>(qs.n);
+  p.stride_k_b = static_cast<int>(ks.b);
+  p.stride_k_h = static_cast<int>(ks.h);
+  p.stride_k_n = static_cast<int>(ks.n);
+  p.page_size = page_size;
+  p.num_pages = pool_pages();
+  p.max_pages = max_pages();
+  p.stride_k_page = static_cast<int>(paged() ? page_stride() : 0);
   return p;
 }
 
-int AttentionShape::first_key(int i) const {
-  const int pos = kv_offset() + i;
+TensorStrides AttentionShape::q_strides() const {
+  const long long d = D;
+  switch (layout) {
+    case AttnLayout::BSHD: return {d * Hq * Nq, d, d * Hq};
+    case AttnLayout::THD: return {0, d, d * Hq};
+    default: return {d * Hq * Nq, d * Nq, d};
+  }
+}
+
+TensorStrides AttentionShape::kv_strides() const {
+  const long long d = D;
+  if (paged() || layout == AttnLayout::THD) return {0, d, d * Hkv};  // token-major inside a page / the packed tokens
+  if (layout == AttnLayout::BSHD) return {d * Hkv * Nkv, d, d * Hkv};
+  return {d * Hkv * Nkv, d * Nkv, d};
+}
+
+int AttentionShape::first_key(int i, int nq, int nk) const {
+  const int pos = nk - nq + i;
   return window > 0 ? std::max(0, pos - window) : 0;
 }
 
-int AttentionShape::last_key(int i) const {
-  const int pos = kv_offset() + i;
-  int last = Nkv - 1;
+int AttentionShape::last_key(int i, int nq, int nk) const {
+  const int pos = nk - nq + i;
+  int last = nk - 1;
   if (causal) last = std::min(last, pos);
   if (window > 0) last = std::min(last, pos + window);
   return last;
 }
 
-double AttentionShape::attended_pairs() const {
+double AttentionShape::attended_pairs(int nq, int nk) const {
   double pairs = 0;
-  for (int i = 0; i < Nq; ++i) pairs += std::max(0, last_key(i) - first_key(i) + 1);
+  for (int i = 0; i < nq; ++i) pairs += std::max(0, last_key(i, nq, nk) - first_key(i, nq, nk) + 1);
   return pairs;
 }
 
@@ -78,6 +114,14 @@ const char* dtype_name(AttnDtype d) {
     case AttnDtype::F16: return "f16";
     case AttnDtype::BF16: return "bf16";
     default: return "f32_f16";
+  }
+}
+
+const char* layout_name(AttnLayout layout) {
+  switch (layout) {
+    case AttnLayout::BSHD: return "bshd";
+    case AttnLayout::THD: return "thd";
+    default: return "bhsd";
   }
 }
 

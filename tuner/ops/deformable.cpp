@@ -68,6 +68,14 @@ class DeformableProblem final : public Problem {
                 std::move(out)};
   }
 
+  // out is [B][Nq][heads][channels]: a sequence is one image's queries.
+  std::vector<OutputDeclaration> outputs() const override {
+    return {{"out",
+             ElementType::F32,
+             {{"b", std::size_t(s_.B)}, {"q", std::size_t(s_.Nq)}, {"h", std::size_t(s_.heads)}, {"c", std::size_t(s_.channels)}},
+             even_sequence_offsets(s_.out_elements(), s_.B)}};
+  }
+
   std::vector<std::byte> params_bytes() const override {
     const deformable_params p = s_.params();
     std::vector<std::byte> bytes(sizeof p);

@@ -40,6 +40,10 @@ class LinearAttentionProblem final : public Problem {
                 {"o", true, std::vector<std::byte>(s_.elements() * sizeof(float)), float_nan_poison()}};
   }
 
+  std::vector<OutputDeclaration> outputs() const override {
+    return {{"o", ElementType::F32, {{"i", std::size_t(s_.M)}, {"c", std::size_t(s_.d)}}, {}}};
+  }
+
   std::vector<std::byte> params_bytes() const override {
     const linear_attention_params p = s_.params();
     std::vector<std::byte> bytes(sizeof p);

@@ -39,6 +39,10 @@ class MultiheadProblem final : public Problem {
                 {"o", true, std::vector<std::byte>(s_.elements() * sizeof(float)), float_nan_poison()}};
   }
 
+  std::vector<OutputDeclaration> outputs() const override {
+    return {{"o", ElementType::F32, {{"i", std::size_t(s_.N)}, {"c", std::size_t(s_.d_model)}}, {}}};
+  }
+
   std::vector<std::byte> params_bytes() const override {
     const multihead_params p = s_.params();
     std::vector<std::byte> bytes(sizeof p);

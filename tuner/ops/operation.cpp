@@ -27,6 +27,20 @@ nlohmann::json VerifyReport::to_json() const {
           {"worst", worst}};
 }
 
+CacheGrowthPlan Operation::cache_growth(const nlohmann::json& fields, int steps) const {
+  (void)fields;
+  (void)steps;
+  CacheGrowthPlan plan;
+  plan.not_applicable = fmt::format("operation '{}' has no decode cache", name());
+  return plan;
+}
+
+nlohmann::json Operation::with_batch(const nlohmann::json& fields, int n) const {
+  nlohmann::json out = fields;
+  out[batch_field()] = n;
+  return out;
+}
+
 const Operation& find_operation(const std::string& name) {
   for (const Operation* op : registry())
     if (op->name() == name) return *op;

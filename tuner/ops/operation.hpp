@@ -11,13 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/ops/cache_growth_plan.hpp"
+#include "tuner/ops/output_declaration.hpp"
 #include "tuner/spec/expression.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace attn {
 
 struct ShapeField {
-  enum class Type { Integer, Number, Choice };
+  enum class Type { Integer, Number, Choice, IntegerList };
   std::string name;
   Type type = Type::Integer;
   bool required = false;
@@ -57,6 +59,10 @@ class Problem {
   const std::vector<HostBuffer>& buffers() const { return buffers_; }
   virtual std::vector<std::byte> params_bytes() const = 0;
 
+  // One declaration per output buffer, in buffers() order: what the checks
+  // compare and how they slice a sequence out of a batch.
+  virtual std::vector<OutputDeclaration> outputs() const = 0;
+
   // OUTPUTS holds every output buffer's bytes, in buffers() order.
   virtual VerifyReport verify(const std::vector<std::vector<std::byte>>& outputs, const Tolerance& tol) const = 0;
 
@@ -88,6 +94,19 @@ class Operation {
   virtual std::string check_shape(const nlohmann::json& fields) const = 0;
   // The shape field that counts independent sequences (batch invariance checks), or empty.
   virtual std::string batch_field() const { return {}; }
+  // FIELDS with a batch of N sequences (the first N of FIELDS' sequences, drawn alike).
+  virtual nlohmann::json with_batch(const nlohmann::json& fields, int n) const;
+  // A one-sequence shape whose inputs are sequence B of FIELDS' batch, drawn by
+  // the operation itself; null when the operation cannot (the checks then copy
+  // the sequence's share of each input).
+  virtual nlohmann::json sequence_shape(const nlohmann::json& fields, int b) const {
+    (void)fields;
+    (void)b;
+    return nullptr;
+  }
+  // The decode cache growth check of FIELDS over STEPS positions; by default
+  // not applicable (the operation has no decode cache).
+  virtual CacheGrowthPlan cache_growth(const nlohmann::json& fields, int steps) const;
   // Tolerance used when the spec gives none.
   virtual Tolerance default_tolerance(const nlohmann::json& fields) const = 0;
 

@@ -62,6 +62,10 @@ class SimilarityProblem final : public Problem {
                 input_buffer("wk", wk_), input_buffer("pk", pk), std::move(out)};
   }
 
+  std::vector<OutputDeclaration> outputs() const override {
+    return {{"out", ElementType::F32, {{"q", std::size_t(s_.N)}, {"k", std::size_t(s_.M)}}, {}}};
+  }
+
   std::vector<std::byte> params_bytes() const override {
     const similarity_params p = s_.params();
     std::vector<std::byte> bytes(sizeof p);

@@ -27,6 +27,14 @@ nlohmann::json parse_shape_value(const ShapeField& f, const std::string& text) {
       throw UsageError(fmt::format("--shape: {}={}: {}", f.name, text, problem));
     return value;
   }
+  if (f.type == ShapeField::Type::IntegerList) {  // "1:17:300": commas separate the fields
+    nlohmann::json list = nlohmann::json::array();
+    std::stringstream in(text);
+    ShapeField element = f;
+    element.type = ShapeField::Type::Integer;
+    for (std::string item; std::getline(in, item, ':');) list.push_back(parse_shape_value(element, item));
+    return list;
+  }
   double value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || !std::isfinite(value))

@@ -80,6 +80,16 @@ nlohmann::json load_shape(const JsonField& f, const Operation& op) {
         break;
       }
       case ShapeField::Type::Number: out[field.name] = given->number(); break;
+      case ShapeField::Type::IntegerList: {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& e : given->elements()) {
+          const long long value = e.integer();
+          if (const std::string problem = shape_integer_problem(value); !problem.empty()) e.fail(problem);
+          list.push_back(value);
+        }
+        out[field.name] = list;
+        break;
+      }
       case ShapeField::Type::Choice: {
         const std::string s = given->string();
         if (std::find(field.choices.begin(), field.choices.end(), s) == field.choices.end())
