@@ -2,7 +2,8 @@
  * q, k, v and o through the layout fields of attn_params, for attn-tune's own
  * layout tests, with planted layout faults:
  *   FAULT 0 correct
- *         1 reads q and o with [B][H][N][D] strides whatever the layout
+ *         1 reads q with [B][H][N][D] strides whatever the layout (clamped
+ *           to the buffer: a wrong value, never a wild read; o is written right)
  *         2 ignores the block table: a sequence's pages taken in pool order
  *         3 ignores cu_seqlens: every sequence as long as the longest
  * SEQ_BUFFERS: the shape passes cu_seqlens_q, cu_seqlens_k and block_table (thd or paged).
@@ -31,12 +32,7 @@ __kernel void layout_attention(__global const float* q, __global const half* k, 
   const int b = get_group_id(2);
   int nq = p.Nq, nk = p.Nkv;
   long q_start = (long)b * p.stride_q_b, k_start = (long)b * p.stride_k_b;
-  long sqh = p.stride_q_h, sqn = p.stride_q_n;
-#if FAULT == 1
-  sqh = (long)p.Nq * DK;
-  sqn = DK;
-  q_start = (long)b * p.Hq * p.Nq * DK;
-#endif
+  const long sqh = p.stride_q_h, sqn = p.stride_q_n;
 #if SEQ_BUFFERS && FAULT != 3
   nq = cu_seqlens_q[b + 1] - cu_seqlens_q[b];
   nk = cu_seqlens_k[b + 1] - cu_seqlens_k[b];
@@ -48,7 +44,16 @@ __kernel void layout_attention(__global const float* q, __global const half* k, 
   if (i >= nq) return;
   const int hk = h / p.q_per_kv;
   const int pos = nk - nq + i;
+#if FAULT == 1
+  long q_elements = (long)p.B * p.Hq * p.Nq * DK;
+#if SEQ_BUFFERS
+  if (p.layout == 2) q_elements = (long)cu_seqlens_q[p.B] * p.Hq * DK;
+#endif
+  const long q_row = min(((long)(b * p.Hq + h) * p.Nq + i) * DK, q_elements - DK);
+  __global const float* qr = q + q_row;
+#else
   __global const float* qr = q + q_start + h * sqh + i * sqn;
+#endif
   float slope = 0.0f;
   if (p.max_bias > 0.0f)
     slope = h < p.n_head_log2 ? pow(p.m0, (float)(h + 1)) : pow(p.m1, (float)(2 * (h - p.n_head_log2) + 1));
