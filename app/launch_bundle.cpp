@@ -11,9 +11,11 @@
 #include "tuner/core/text_file.hpp"
 #include "tuner/core/version.hpp"
 #include "tuner/ops/operation.hpp"
+#include "tuner/run/kernel_arguments.hpp"
 #include "tuner/run/launch_plan.hpp"
 #include "tuner/run/result.hpp"
 #include "tuner/run/tensor_map_arguments.hpp"
+#include "tuner/spec/space.hpp"
 #ifdef ATTN_TUNE_WITH_CUDA
 #include "tuner/backend/cuda/nvrtc_compiler.hpp"
 #endif
@@ -83,7 +85,7 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
                         const fs::path& dir) {
   const std::string backend = spec.sources.contains("cuda") ? "cuda" : spec.sources.begin()->first;
   fs::create_directories(dir);
-  const Operation& op = find_operation(spec.operation);
+  const Operation& op = spec_operation(spec);
   const SourceIdentity identity = source_identity(spec.sources.at(backend), spec.include_dirs);
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : identity.files) files.push_back({{"path", f.path.string()}, {"sha256", f.sha256}});
@@ -109,14 +111,38 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
       programs[defines] = {std::move(program), std::move(resources)};
     }
     const auto problem = op.make_problem(shape.fields, seed);
+    std::vector<BoundArgument> bound;
+    try {
+      bound = bind_arguments(kernel, *problem, config_bindings(op.variables(shape.fields), config),
+                             op.number_variables(shape.fields));
+    } catch (const Outcome& o) {
+      s["skipped"] = o.reason;
+      shapes.push_back(std::move(s));
+      continue;
+    }
     nlohmann::json args = nlohmann::json::array();
-    for (const auto& b : problem->buffers())
-      args.push_back({{"name", b.name}, {"kind", b.is_output ? "output" : "input"}, {"bytes", b.data.size()}});
-    args.push_back({{"name", "ws"}, {"kind", "workspace"}, {"bytes", std::max<std::size_t>(plan.workspace_bytes, 16)}});
-    const std::vector<std::byte> params = problem->params_bytes();
-    const std::string params_file = file_stem(shape.name) + ".params.bin";
-    write_bytes(dir / params_file, params.data(), params.size());
-    args.push_back({{"name", "params"}, {"kind", "value"}, {"bytes", params.size()}, {"file", params_file}, {"hex", hex(params)}});
+    for (const auto& a : bound) {
+      switch (a.kind) {
+        case BoundArgument::Kind::buffer: {
+          const HostBuffer& b = problem->buffers()[a.buffer];
+          args.push_back({{"name", b.name}, {"kind", b.is_output ? "output" : "input"}, {"bytes", b.data.size()}});
+          break;
+        }
+        case BoundArgument::Kind::workspace:
+          args.push_back({{"name", "ws"}, {"kind", "workspace"}, {"bytes", std::max<std::size_t>(plan.workspace_bytes, 16)}});
+          break;
+        case BoundArgument::Kind::value:
+          if (a.type == "params") {
+            const std::string params_file = file_stem(shape.name) + ".params.bin";
+            write_bytes(dir / params_file, a.bytes.data(), a.bytes.size());
+            args.push_back({{"name", "params"}, {"kind", "value"}, {"bytes", a.bytes.size()}, {"file", params_file},
+                            {"hex", hex(a.bytes)}});
+          } else {
+            args.push_back({{"name", a.name}, {"kind", "value"}, {"type", a.type}, {"value", a.value},
+                            {"bytes", a.bytes.size()}, {"hex", hex(a.bytes)}});
+          }
+      }
+    }
     // TMA tensor maps: what to encode (cuTensorMapEncodeTiled) once the buffer's address is known.
     for (std::size_t m = 0; m < plan.tensor_maps.size(); ++m) {
       const TensorMapDescription d = describe_tensor_map(plan.tensor_maps[m], m, shape.fields);
@@ -150,8 +176,10 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
       // attn-tune's own inputs come from this seed (its verification); a harness may
       // launch on any inputs of the arguments' sizes and layouts (the operation's params header).
       {"seed", seed},
-      {"args_order", "buffers in the operation's order, then the workspace, then the params struct by value, then "
-                     "the kernel's TMA tensor maps (128 bytes each, by value)"},
+      {"args_order", std::string(kernel.arguments.empty()
+                                     ? "buffers in the operation's order, then the workspace, then the params struct by value"
+                                     : "the kernel's declared arguments, in order") +
+                         ", then the kernel's TMA tensor maps (128 bytes each, by value)"},
       {"shapes", std::move(shapes)}};
   write_file_atomically(dir / "launch.json", manifest.dump(1) + "\n");
   return written;

@@ -35,7 +35,7 @@ std::string upload_sequence(Device& device, const PreparedShape& batched, int n,
 CheckOutcome check_batch_invariance(DerivedShapes& shapes, const KernelSpec& kernel, const Config& config,
                                     const nlohmann::json& fields, const std::vector<int>& batch_sizes) {
   Evaluator& evaluator = shapes.evaluator();
-  const Operation& op = find_operation(evaluator.spec().operation);
+  const Operation& op = spec_operation(evaluator.spec());
   if (op.batch_field().empty())
     return CheckOutcome::not_applicable(fmt::format("operation '{}' has no batch dimension", evaluator.spec().operation));
 

@@ -26,7 +26,7 @@ DeterminismOptions DeterminismOptions::from(const DeterminismSettings& s) {
 nlohmann::json check_determinism(DerivedShapes& shapes, const KernelSpec& kernel, const Config& config,
                                  const nlohmann::json& fields, const DeterminismOptions& options) {
   Evaluator& evaluator = shapes.evaluator();
-  const std::string batch = find_operation(evaluator.spec().operation).batch_field();
+  const std::string batch = spec_operation(evaluator.spec()).batch_field();
 
   // Cross-run on the shape under test, and on B=1 and every compared batch size when asked.
   std::vector<nlohmann::json> cross_fields{fields};

@@ -377,6 +377,18 @@ class AttentionOperation final : public Operation {
     return b;
   }
 
+  NumberBindings number_variables(const json& f) const override {
+    const AttentionShape s = AttentionShape::from_json(f);
+    return {{"scale", s.scale}, {"max_bias", s.max_bias}};
+  }
+
+  std::vector<std::string> buffer_names(const json& f) const override {
+    std::vector<std::string> names = {"q", "k", "v", "mask", "sinks", "o"};
+    if (AttentionShape::from_json(f).has_sequence_buffers())
+      names.insert(names.end(), {"cu_seqlens_q", "cu_seqlens_k", "block_table"});
+    return names;
+  }
+
   std::string check_shape(const json& f) const override {
     const AttentionShape s = AttentionShape::from_json(f);
     for (auto [name, v] : {std::pair{"B", s.B}, {"Hq", s.Hq}, {"Hkv", s.Hkv}, {"Nq", s.Nq}, {"Nkv", s.Nkv}, {"D", s.D}})

@@ -41,6 +41,35 @@ nlohmann::json Operation::with_batch(const nlohmann::json& fields, int n) const 
   return out;
 }
 
+std::vector<std::string> Operation::number_variable_names() const {
+  std::vector<std::string> names;
+  for (const auto& f : shape_fields())
+    if (f.type == ShapeField::Type::Number) names.push_back(f.name);
+  return names;
+}
+
+NumberBindings Operation::number_variables(const nlohmann::json& fields) const {
+  NumberBindings numbers;
+  for (const auto& name : number_variable_names())
+    if (fields.contains(name) && fields.at(name).is_number()) numbers[name] = fields.at(name).get<double>();
+  return numbers;
+}
+
+std::vector<std::string> Operation::buffer_names(const nlohmann::json& fields) const {
+  const auto problem = make_problem(fields, 0);
+  std::vector<std::string> names;
+  for (const auto& b : problem->buffers()) names.push_back(b.name);
+  return names;
+}
+
+void Problem::set_reference_outputs(std::vector<std::vector<std::byte>>) {
+  throw Error("this operation is verified against its CPU reference, not a kernel's outputs");
+}
+
+const Operation& spec_operation(const Spec& spec) {
+  return spec.custom_operation ? *spec.custom_operation : find_operation(spec.operation);
+}
+
 const Operation& find_operation(const std::string& name) {
   for (const Operation* op : registry())
     if (op->name() == name) return *op;

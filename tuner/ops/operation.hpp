@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,13 @@ struct VerifyReport {
   nlohmann::json to_json() const;
 };
 
+// A reference computed on the device by another kernel of the same spec: the
+// kernel's preset PRESET, or its baseline, or its first configuration on the shape.
+struct DeviceReference {
+  std::string kernel;
+  std::string preset;
+};
+
 class Problem {
  public:
   virtual ~Problem() = default;
@@ -69,6 +77,10 @@ class Problem {
   // Computes the reference for the rows TOL verifies, ahead of the first verify()
   // (so that its cost is not charged to the first configuration's watchdog).
   virtual void precompute_reference(const Tolerance& tol) const { (void)tol; }
+
+  // The outputs of the operation's device_reference() kernel on this problem,
+  // for operations verified against one (in buffers()' output order).
+  virtual void set_reference_outputs(std::vector<std::vector<std::byte>> outputs);
 
   virtual double flops() const = 0;  // FlashAttention's convention for attention
   virtual double bytes() const = 0;  // each input read once, each output written once
@@ -90,6 +102,14 @@ class Operation {
   // Integer variables a shape gives expressions (constraints, launch geometry, defines).
   virtual std::vector<std::string> variable_names() const = 0;
   virtual Bindings variables(const nlohmann::json& fields) const = 0;
+  // Real-valued variables for float kernel arguments: by default the Number
+  // shape fields that are set; an operation adds those it computes (a default scale).
+  std::vector<std::string> number_variable_names() const;
+  virtual NumberBindings number_variables(const nlohmann::json& fields) const;
+  // The names of make_problem(FIELDS)'s buffers, in order, without drawing them
+  // (what a kernel's `arguments` bind by name). The default draws a problem:
+  // an operation overrides it when that is costly.
+  virtual std::vector<std::string> buffer_names(const nlohmann::json& fields) const;
   // Checks relations between fields; returns an error message, or empty when valid.
   virtual std::string check_shape(const nlohmann::json& fields) const = 0;
   // The shape field that counts independent sequences (batch invariance checks), or empty.
@@ -110,12 +130,20 @@ class Operation {
   // Tolerance used when the spec gives none.
   virtual Tolerance default_tolerance(const nlohmann::json& fields) const = 0;
 
+  // Whether kernels may take the parameter struct (params_bytes()); a custom
+  // operation has none, so its kernels declare scalar arguments instead.
+  virtual bool has_params_struct() const { return true; }
+  // A kernel of the spec whose outputs are the reference, instead of a CPU one.
+  virtual std::optional<DeviceReference> device_reference() const { return std::nullopt; }
+
   // Inputs drawn from SEED; sequence b of a batched input depends on (SEED, b) only.
   virtual std::unique_ptr<Problem> make_problem(const nlohmann::json& fields, std::uint64_t seed) const = 0;
 };
 
 // Throws UsageError listing the known operations.
 const Operation& find_operation(const std::string& name);
+// SPEC's operation: the one it declares (a custom operation), else find_operation(spec.operation).
+const Operation& spec_operation(const Spec& spec);
 std::vector<std::string> operation_names();
 
 }  // namespace attn

@@ -40,12 +40,13 @@ Evaluator::Evaluator(const Spec& spec, Device& device, RunSettings settings)
                                  "or warm)", device.info().id, backend_));
 }
 
-PreparedShape Evaluator::prepare_fields(const std::string& name, const nlohmann::json& fields) const {
-  const Operation& op = find_operation(spec_.operation);
+PreparedShape Evaluator::prepare_fields(const std::string& name, const nlohmann::json& fields) {
+  const Operation& op = spec_operation(spec_);
   PreparedShape p;
   p.name = name;
   p.fields = fields;
   p.variables = op.variables(fields);
+  p.numbers = op.number_variables(fields);
   p.problem = op.make_problem(fields, settings_.seed);
   for (const auto& hb : p.problem->buffers()) {
     auto buffer = device_.allocate(hb.data.size());
@@ -60,7 +61,31 @@ PreparedShape Evaluator::prepare_fields(const std::string& name, const nlohmann:
     p.buffers.push_back(std::move(buffer));
     p.poisoned.push_back(std::move(poison));
   }
+  if (const auto reference = op.device_reference()) run_reference(*reference, p);
   return p;
+}
+
+// The reference kernel's preset, else its baseline, else its first configuration on the shape.
+void Evaluator::run_reference(const DeviceReference& reference, PreparedShape& shape) {
+  const KernelSpec& kernel = spec_.kernel(reference.kernel);
+  const std::string label = reference.preset.empty() ? kernel.baseline : reference.preset;
+  Config config;
+  if (!label.empty()) {
+    for (const auto& [name, preset] : kernel.presets)
+      if (name == label) config = preset;
+  } else {
+    PlannedConfig first;
+    if (!SpaceCursor(kernel, shape.variables).next(first))
+      throw Outcome{Status::skipped, fmt::format("reference kernel '{}' has no configuration on this shape", kernel.name), {}};
+    config = first.config;
+  }
+  ConfigResult scratch;  // make_plan records into it: not the job's
+  try {
+    const Plan plan = make_plan(kernel, config, shape, scratch);
+    shape.problem->set_reference_outputs(run_once(plan, shape));
+  } catch (const Outcome& o) {
+    throw Outcome{o.status, fmt::format("reference kernel '{}' ({}): {}", kernel.name, config_key(config), o.reason), o.log};
+  }
 }
 
 void Evaluator::prepare(const std::string& shape) {
@@ -158,6 +183,10 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
   plan.launches = lp.launches;
   plan.workspace_bytes = lp.workspace_bytes;
   plan.tensor_maps = lp.tensor_maps;
+  plan.arguments = bind_arguments(kernel, *shape.problem, config_bindings(shape.variables, config), shape.numbers);
+  // A declared argument list is recorded with its values: a wrong stride shows in the result.
+  if (!kernel.arguments.empty())
+    for (auto& l : result.launches) l["arguments"] = describe_arguments(plan.arguments);
   plan.program = &compiled(lp.defines, lp.entries, result);
   for (const auto& entry : lp.entries) result.resources[entry] = plan.program->resources(entry);
   for (const auto& launch : plan.launches) {
@@ -176,24 +205,25 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
   return plan;
 }
 
-std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const PreparedShape& shape) {
+std::vector<KernelArg> Evaluator::launch_args(const Plan& plan, const PreparedShape& shape) {
   const std::size_t ws_bytes = std::max<std::size_t>(plan.workspace_bytes, 16);
   if (!workspace_ || workspace_->size() < ws_bytes) {
     workspace_.reset();
     workspace_ = device_.allocate(ws_bytes);
   }
+  std::vector<KernelArg> args = kernel_args(plan.arguments, shape.buffers, *workspace_);
+  // TMA tensor maps follow the argument list.
+  for (auto& m : tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields))
+    args.push_back(std::move(m));
+  return args;
+}
+
+std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const PreparedShape& shape) {
   const auto& host = shape.problem->buffers();
   for (std::size_t i = 0; i < host.size(); ++i)
     if (host[i].is_output) device_.write(*shape.buffers[i], shape.poisoned[i].data(), shape.poisoned[i].size());
 
-  std::vector<KernelArg> args;
-  for (const auto& b : shape.buffers) args.push_back(KernelArg::of(*b));
-  args.push_back(KernelArg::of(*workspace_));
-  KernelArg params;
-  params.bytes = shape.problem->params_bytes();
-  args.push_back(std::move(params));
-  for (auto& m : tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields))
-    args.push_back(std::move(m));
+  const std::vector<KernelArg> args = launch_args(plan, shape);
   try {
     device_.run(*plan.program, plan.launches, args);
   } catch (const LaunchError& e) {
@@ -210,14 +240,7 @@ std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const 
 }
 
 void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult& result) {
-  std::vector<KernelArg> args;
-  for (const auto& b : shape.buffers) args.push_back(KernelArg::of(*b));
-  args.push_back(KernelArg::of(*workspace_));
-  KernelArg params;
-  params.bytes = shape.problem->params_bytes();
-  args.push_back(std::move(params));
-  for (auto& m : tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields))
-    args.push_back(std::move(m));
+  const std::vector<KernelArg> args = launch_args(plan, shape);
 
   const TimingSettings& t = settings_.timing;
   try {

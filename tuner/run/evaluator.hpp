@@ -11,6 +11,7 @@
 
 #include "tuner/backend/device.hpp"
 #include "tuner/ops/operation.hpp"
+#include "tuner/run/kernel_arguments.hpp"
 #include "tuner/run/launch_plan.hpp"
 #include "tuner/run/result.hpp"
 #include "tuner/run/settings.hpp"
@@ -26,6 +27,7 @@ struct PreparedShape {
   std::vector<std::unique_ptr<Buffer>> buffers;  // problem->buffers() order
   std::vector<std::vector<std::byte>> poisoned;  // per buffer: its poison repeated (outputs), empty (inputs)
   Bindings variables;
+  NumberBindings numbers;  // real-valued variables, for float kernel arguments
 };
 
 // A configuration made runnable on one prepared shape.
@@ -34,6 +36,7 @@ struct Plan {
   std::vector<Launch> launches;
   std::size_t workspace_bytes = 0;
   std::vector<TensorMapPlan> tensor_maps;  // kernel arguments after the params struct
+  std::vector<BoundArgument> arguments;  // in the kernel's argument order
 };
 
 class Evaluator;
@@ -60,7 +63,8 @@ class Evaluator {
 
   // Building blocks for checks that run a configuration more than once, or on
   // other shapes (determinism and batch invariance).
-  PreparedShape prepare_fields(const std::string& name, const nlohmann::json& fields) const;
+  // Runs the operation's reference kernel too, where it has one.
+  PreparedShape prepare_fields(const std::string& name, const nlohmann::json& fields);
   Plan make_plan(const KernelSpec& kernel, const Config& config, const PreparedShape& shape, ConfigResult& result);
   std::vector<std::vector<std::byte>> run_once(const Plan& plan, const PreparedShape& shape);
 
@@ -75,6 +79,8 @@ class Evaluator {
   const Program& compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries,
                           ConfigResult& result);
   void time(const Plan& plan, const PreparedShape& shape, ConfigResult& result);
+  void run_reference(const DeviceReference& reference, PreparedShape& shape);
+  std::vector<KernelArg> launch_args(const Plan& plan, const PreparedShape& shape);
 
   const Spec& spec_;
   Device& device_;

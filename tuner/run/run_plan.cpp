@@ -29,7 +29,7 @@ RunPlan::RunPlan(const Spec& spec, std::string backend) : spec_(spec), backend_(
 RunPlan::~RunPlan() = default;
 
 bool RunPlan::open_next_pair() {
-  const Operation& op = find_operation(spec_.operation);
+  const Operation& op = spec_operation(spec_);
   for (; shape_ < spec_.shapes.size(); ++shape_, kernel_ = 0) {
     const Shape& shape = spec_.shapes[shape_];
     for (; kernel_ < spec_.kernels.size(); ++kernel_) {
@@ -87,7 +87,7 @@ bool RunPlan::next(PlannedJob& out) {
 }
 
 PlanSize RunPlan::size(long long exact_budget) const {
-  const Operation& op = find_operation(spec_.operation);
+  const Operation& op = spec_operation(spec_);
   std::vector<std::pair<const KernelSpec*, Bindings>> pairs;
   long long total_product = 0;
   for (const auto& shape : spec_.shapes)

@@ -25,7 +25,7 @@ std::vector<std::pair<const Shape*, const KernelSpec*>> search_pairs(const Spec&
 
 bool search_spec(const Spec& spec, const std::string& backend, const SearchOptions& options, std::uint64_t seed,
                  const RunJob& run, std::vector<ConfigResult>& results) {
-  const Operation& op = find_operation(spec.operation);
+  const Operation& op = spec_operation(spec);
   for (const auto& [shape_ptr, kernel_ptr] : search_pairs(spec, backend)) {
     const Shape& shape = *shape_ptr;
     const KernelSpec& kernel = *kernel_ptr;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <muParser.h>
 #include <muParserInt.h>
 
 
@@ -109,6 +110,51 @@ long long Expression::eval(const Bindings& values) const {
   } catch (const mu::ParserError& e) {
     throw ExpressionError(fmt::format("cannot evaluate \"{}\": {}", text_, e.GetMsg()));
   }
+}
+
+struct FloatExpression::Impl {
+  mu::Parser parser;
+  std::map<std::string, double, std::less<>> slots;
+};
+
+FloatExpression::FloatExpression(std::string text, const std::vector<std::string>& names)
+    : text_(std::move(text)), impl_(std::make_unique<Impl>()) {
+  for (const auto& name : names) impl_->parser.DefineVar(name, &impl_->slots[name]);
+  try {
+    impl_->parser.SetExpr(text_);
+    for (const auto& [name, _] : impl_->parser.GetUsedVar()) used_.push_back(name);
+  } catch (const mu::ParserError& e) {
+    throw ExpressionError(fmt::format("cannot parse \"{}\": {}", text_, e.GetMsg()));
+  }
+  for (const auto& name : used_)
+    if (!impl_->slots.contains(name))
+      throw ExpressionError(fmt::format("unknown name '{}' in \"{}\" (known: {})", name, text_, fmt::join(names, ", ")));
+}
+
+FloatExpression::FloatExpression(FloatExpression&&) noexcept = default;
+FloatExpression& FloatExpression::operator=(FloatExpression&&) noexcept = default;
+FloatExpression::~FloatExpression() = default;
+
+double FloatExpression::eval(const Bindings& integers, const NumberBindings& numbers) const {
+  for (const auto& name : used_) {
+    double value;
+    if (auto n = numbers.find(name); n != numbers.end()) {
+      value = n->second;
+    } else if (auto i = integers.find(name); i != integers.end()) {
+      value = static_cast<double>(i->second);
+    } else {
+      throw ExpressionError(fmt::format("\"{}\": no value for '{}'", text_, name));
+    }
+    impl_->slots.find(name)->second = value;
+  }
+  double v;
+  try {
+    v = impl_->parser.Eval();
+  } catch (const mu::ParserError& e) {
+    throw ExpressionError(fmt::format("cannot evaluate \"{}\": {}", text_, e.GetMsg()));
+  }
+  if (!std::isfinite(v)) throw ExpressionError(fmt::format("\"{}\" is not finite ({})", text_, v));
+  return v;
 }
 
 }  // namespace attn

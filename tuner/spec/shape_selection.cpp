@@ -53,7 +53,7 @@ std::string shape_integer_problem(long long value) {
 
 void select_shapes(Spec& spec, const std::string& selection) {
   if (selection.empty()) return;
-  const Operation& op = find_operation(spec.operation);
+  const Operation& op = spec_operation(spec);
   std::vector<std::string> names;
   std::vector<std::pair<std::string, std::string>> overrides;
   std::stringstream in(selection);

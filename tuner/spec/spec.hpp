@@ -5,6 +5,7 @@
 #include <array>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,9 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/spec/expression.hpp"
+#include "tuner/spec/kernel_arguments_spec.hpp"
 #include "tuner/spec/spec_document.hpp"
 
 namespace attn {
+
+class Operation;
 
 // One configuration: parameter values in the spec's parameter order.
 using Config = std::vector<std::pair<std::string, long long>>;
@@ -66,6 +70,7 @@ struct KernelSpec {
   std::vector<LaunchSpec> launches;
   std::optional<Expression> workspace_bytes;
   std::vector<TensorMapSpec> tensor_maps;  // kernel arguments after the params struct
+  std::vector<KernelArgument> arguments;  // empty: the operation's default (buffers, workspace, params)
   std::vector<std::pair<std::string, Config>> presets;  // label -> configuration, in file order
   std::string baseline;                                 // a preset label, or empty
 
@@ -81,6 +86,7 @@ struct Spec {
   std::string name;
   std::string description;
   std::string operation;
+  std::shared_ptr<const Operation> custom_operation;  // "operation": "custom": the one the spec declares
   std::map<std::string, std::filesystem::path> sources;  // backend -> resolved source path
   std::vector<std::filesystem::path> include_dirs;       // resolved
   std::map<std::string, std::vector<std::string>> compiler_options;  // backend -> flags

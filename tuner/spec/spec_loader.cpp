@@ -11,6 +11,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/identifier.hpp"
 #include "tuner/ops/operation.hpp"
+#include "tuner/spec/custom_operation_loader.hpp"
 #include "tuner/spec/json_field.hpp"
 #include "tuner/spec/shape_selection.hpp"
 #include "tuner/spec/spec_document.hpp"
@@ -138,7 +139,7 @@ std::vector<TensorMapSpec> load_tensor_maps(const JsonField& f, const std::vecto
 
 KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& spec, const Operation& op) {
   f.expect_object({"description", "shapes", "backends", "params", "defines", "constraints", "launches",
-                   "workspace_bytes", "tensor_maps", "presets", "baseline"});
+                   "workspace_bytes", "tensor_maps", "arguments", "presets", "baseline"});
   KernelSpec k;
   k.name = name;
   if (auto d = f.optional_member("description")) k.description = d->string();
@@ -203,6 +204,13 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
   if (k.launches.empty()) launches.fail("needs at least one launch");
   if (auto ws = f.optional_member("workspace_bytes")) k.workspace_bytes = parse_expression(*ws, names);
   if (auto maps = f.optional_member("tensor_maps")) k.tensor_maps = load_tensor_maps(*maps, names);
+  if (!op.has_params_struct() && !f.has("arguments"))
+    f.fail(fmt::format("operation '{}' has no parameter struct: declare the kernel's `arguments`", op.name()));
+  if (auto arguments = f.optional_member("arguments")) {
+    ArgumentNames argument_names{names, op.number_variable_names(), {}, op.has_params_struct()};
+    for (const auto& shape : k.shapes) argument_names.buffers_by_shape[shape] = op.buffer_names(spec.shape(shape).fields);
+    k.arguments = load_kernel_arguments(*arguments, argument_names);
+  }
 
   if (auto presets = f.optional_member("presets")) {
     for (const auto& [label, values] : presets->members()) {
@@ -230,7 +238,7 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
 Spec load_spec(const fs::path& path) {
   const SpecDocument doc = read_spec_document(path);
   const JsonField root = doc.root();
-  root.expect_object({"attn_tune_spec", "name", "description", "operation", "sources", "include_dirs",
+  root.expect_object({"attn_tune_spec", "name", "description", "operation", "custom", "sources", "include_dirs",
                       "compiler_options", "cuda_arch", "verify", "shapes", "kernels"});
 
   Spec spec;
@@ -248,10 +256,16 @@ Spec load_spec(const fs::path& path) {
   const JsonField op_field = root.member("operation");
   spec.operation = op_field.string();
   const Operation* op = nullptr;
-  try {
-    op = &find_operation(spec.operation);
-  } catch (const UsageError& e) {
-    op_field.fail(e.what());
+  if (spec.operation == "custom") {
+    spec.custom_operation = load_custom_operation(root.member("custom"));
+    op = spec.custom_operation.get();
+  } else {
+    if (auto custom = root.optional_member("custom")) custom->fail("only with \"operation\": \"custom\"");
+    try {
+      op = &find_operation(spec.operation);
+    } catch (const UsageError& e) {
+      op_field.fail(fmt::format("{} (or \"custom\", declared in the spec's \"custom\" section)", e.what()));
+    }
   }
 
   spec.sources = load_sources(root.member("sources"));
@@ -293,6 +307,15 @@ Spec load_spec(const fs::path& path) {
     spec.kernels.push_back(load_kernel(name, k, spec, *op));
   }
   if (spec.kernels.empty()) kernels.fail("needs at least one kernel");
+  if (const auto reference = op->device_reference()) {
+    const JsonField ref = root.member("custom").member("reference");
+    const auto it = std::find_if(spec.kernels.begin(), spec.kernels.end(),
+                                 [&](const KernelSpec& k) { return k.name == reference->kernel; });
+    if (it == spec.kernels.end()) ref.member("kernel").fail(fmt::format("no kernel named '{}' in this spec", reference->kernel));
+    if (!reference->preset.empty() &&
+        std::none_of(it->presets.begin(), it->presets.end(), [&](auto& p) { return p.first == reference->preset; }))
+      ref.member("preset").fail(fmt::format("'{}' is not one of kernel '{}''s presets", reference->preset, it->name));
+  }
   return spec;
 }
 

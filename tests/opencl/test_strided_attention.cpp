@@ -1,0 +1,70 @@
+// A kernel with a FlashAttention-2-style argument list (pointers, strides,
+// lengths, a float softmax scale) tuned on PoCL through the spec's `arguments`:
+// every configuration verifies, the recorded launch carries the scalars it got,
+// and the same kernel given one wrong stride fails verification.
+#include <gtest/gtest.h>
+
+#include "tests/support/test_support.hpp"
+#include "tuner/run/config_runner.hpp"
+#include "tuner/run/sweep.hpp"
+
+namespace attn {
+namespace {
+
+nlohmann::json sweep(const std::filesystem::path& spec, const test::TempDir& dir) {
+  set_worker_executable(test::binary());
+  SweepOptions opt;
+  opt.spec_path = spec;
+  opt.device_id = "opencl:0:0";
+  opt.out = dir / "lb.json";
+  opt.settings.timing.min_samples = 2;
+  opt.settings.timing.max_time_s = 0.01;
+  opt.settings.timing.warmup_runs = 0;
+  Progress quiet(stderr, false, true);
+  return run_sweep(opt, quiet).leaderboard;
+}
+
+TEST(StridedAttention, EveryConfigurationVerifiesThroughItsDeclaredArguments) {
+  test::TempDir dir;
+  const nlohmann::json lb = sweep(test::source_dir() / "configs" / "strided_attention.json", dir);
+  int ok = 0;
+  for (const auto& g : lb.at("groups")) {
+    for (const auto& e : g.at("entries")) {
+      const std::string where = g.at("shape").get<std::string>() + " " + e.at("key").get<std::string>();
+      const std::string status = e.at("status");
+      ASSERT_TRUE(status == "ok" || status == "skipped") << where << ": " << e.dump().substr(0, 2000);
+      if (status != "ok") continue;
+      ++ok;
+      EXPECT_LT(e.at("verify").at("rel_l2").get<double>(), 1e-4) << where;
+      const auto& args = e.at("launches").at(0).at("arguments");
+      ASSERT_EQ(args.size(), 22u) << where;
+      EXPECT_EQ(args.at(0).at("name"), "q");
+      EXPECT_EQ(args.at(20).at("name"), "softmax_scale");
+      EXPECT_EQ(args.at(20).at("type"), "float32");
+      if (g.at("shape") == "decode-1x96-d64-scale") {
+        EXPECT_FLOAT_EQ(args.at(20).at("value").get<float>(), 0.3f);
+      }
+      if (g.at("shape") == "gqa-causal-24x40-d32") {
+        EXPECT_EQ(args.at(8).at("value"), 40 * 32) << "stride_kh";
+      }
+    }
+  }
+  EXPECT_GE(ok, 8);
+}
+
+TEST(StridedAttention, AWrongStrideFailsVerification) {
+  test::TempDir dir;
+  const nlohmann::json lb = sweep(test::data("strided_attention_wrong_stride.json"), dir);
+  int incorrect = 0;
+  for (const auto& g : lb.at("groups")) {
+    for (const auto& e : g.at("entries")) {
+      if (e.at("status") == "skipped") continue;
+      EXPECT_EQ(e.at("status"), "incorrect") << e.dump().substr(0, 2000);
+      incorrect += e.at("status") == "incorrect";
+    }
+  }
+  EXPECT_GE(incorrect, 3);
+}
+
+}  // namespace
+}  // namespace attn

@@ -1,0 +1,169 @@
+#include "tuner/ops/custom_operation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "tuner/core/error.hpp"
+#include "tuner/core/rng.hpp"
+#include "tuner/ops/output_declaration.hpp"
+
+namespace attn {
+namespace {
+
+using json = nlohmann::json;
+
+Bindings field_values(const std::vector<std::string>& fields, const json& f) {
+  Bindings b;
+  for (const auto& name : fields) b[name] = f.at(name).get<long long>();
+  return b;
+}
+
+class CustomProblem final : public Problem {
+ public:
+  CustomProblem(const CustomDefinition& def, const Bindings& vars, std::uint64_t seed) : def_(def) {
+    for (const auto& cb : def.buffers) {
+      const auto n = static_cast<std::size_t>(cb.size->eval(vars));
+      HostBuffer hb;
+      hb.name = cb.name;
+      hb.is_output = cb.output;
+      if (cb.output) {
+        hb.data.resize(n * element_bytes(cb.type));
+        hb.poison = poison_element(cb.type);
+      } else {
+        hb.data = initial_values(cb.type, cb.init, n, stream_seed(seed, cb.name, 0));
+      }
+      buffers_.push_back(std::move(hb));
+    }
+    if (def.flops) flops_ = static_cast<double>(def.flops->eval(vars));
+  }
+
+  std::vector<std::byte> params_bytes() const override { return {}; }
+
+  // Flat outputs without a batch dimension: the checks compare them whole.
+  std::vector<OutputDeclaration> outputs() const override {
+    std::vector<OutputDeclaration> out;
+    for (const auto& cb : def_.buffers) {
+      if (!cb.output) continue;
+      // i32 outputs are compared bitwise like f32 ones (same width).
+      const ElementType type = cb.type == BufferType::f16 ? ElementType::F16
+                               : cb.type == BufferType::bf16 ? ElementType::BF16
+                                                             : ElementType::F32;
+      out.push_back({cb.name, type, {}, {}});
+    }
+    return out;
+  }
+
+  void set_reference_outputs(std::vector<std::vector<std::byte>> outputs) override { reference_ = std::move(outputs); }
+
+  VerifyReport verify(const std::vector<std::vector<std::byte>>& outputs, const Tolerance& tol) const override {
+    if (reference_.size() != outputs.size())
+      throw Error(fmt::format("no reference outputs to compare with (reference kernel '{}')", def_.reference.kernel));
+    VerifyReport r;
+    double err2 = 0, ref2 = 0, worst_abs = -1;
+    std::size_t o = 0;
+    for (const auto& cb : def_.buffers) {
+      if (!cb.output) continue;
+      const auto& got = outputs[o];
+      const auto& want = reference_[o++];
+      const std::size_t n = got.size() / element_bytes(cb.type);
+      r.rows_total += static_cast<long long>(n);
+      r.rows_checked += static_cast<long long>(n);
+      for (std::size_t e = 0; e < n; ++e) {
+        // A reference that left an element unwritten verifies nothing there: a broken reference fails.
+        if (element_is_bad(want, cb.type, e)) {
+          r.passed = false;
+          r.worst = fmt::format("the reference kernel '{}' left {}[{}] unwritten or not finite ({})",
+                                def_.reference.kernel, cb.name, e, element_value(want, cb.type, e));
+          return r;
+        }
+        if (element_is_bad(got, cb.type, e)) {
+          if (r.nonfinite++ == 0)
+            r.worst = fmt::format("{}[{}] = {} (not written, or not finite)", cb.name, e, element_value(got, cb.type, e));
+          continue;
+        }
+        const double g = element_value(got, cb.type, e), w = element_value(want, cb.type, e);
+        const double diff = std::abs(g - w);
+        err2 += diff * diff;
+        ref2 += w * w;
+        if (diff > worst_abs) {
+          worst_abs = diff;
+          if (r.nonfinite == 0) r.worst = fmt::format("{}[{}] = {:.8g}, the reference kernel gives {:.8g}", cb.name, e, g, w);
+        }
+      }
+    }
+    r.max_abs = std::max(0.0, worst_abs);
+    r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+    r.passed = r.nonfinite == 0 && r.rel_l2 <= tol.rel_l2 && r.max_abs <= tol.max_abs;
+    return r;
+  }
+
+  double flops() const override { return flops_; }
+  double bytes() const override {
+    double total = 0;
+    for (const auto& b : buffers_) total += double(b.data.size());
+    return total;
+  }
+
+ private:
+  const CustomDefinition& def_;
+  std::vector<std::vector<std::byte>> reference_;  // per output buffer
+  double flops_ = 0;
+};
+
+class CustomOperation final : public Operation {
+ public:
+  explicit CustomOperation(CustomDefinition def) : def_(std::move(def)) {}
+
+  std::string name() const override { return "custom"; }
+
+  std::vector<ShapeField> shape_fields() const override {
+    std::vector<ShapeField> fields;
+    for (const auto& name : def_.fields) fields.push_back({name, ShapeField::Type::Integer, true, nullptr, {}, ""});
+    return fields;
+  }
+
+  std::vector<std::string> variable_names() const override { return def_.fields; }
+  Bindings variables(const json& f) const override { return field_values(def_.fields, f); }
+
+  std::vector<std::string> buffer_names(const json&) const override {
+    std::vector<std::string> names;
+    for (const auto& b : def_.buffers) names.push_back(b.name);
+    return names;
+  }
+
+  std::string check_shape(const json& f) const override {
+    const Bindings vars = field_values(def_.fields, f);
+    for (const auto& b : def_.buffers) {
+      long long n = 0;
+      try {
+        n = b.size->eval(vars);
+      } catch (const ExpressionError& e) {
+        return fmt::format("buffer '{}': {}", b.name, e.what());
+      }
+      if (n < 1) return fmt::format("buffer '{}' has {} elements (size `{}`)", b.name, n, b.size->text());
+    }
+    return {};
+  }
+
+  Tolerance default_tolerance(const json&) const override { return Tolerance{1e-4, 1e-3, 0}; }
+
+  bool has_params_struct() const override { return false; }
+  std::optional<DeviceReference> device_reference() const override { return def_.reference; }
+
+  std::unique_ptr<Problem> make_problem(const json& f, std::uint64_t seed) const override {
+    return std::make_unique<CustomProblem>(def_, field_values(def_.fields, f), seed);
+  }
+
+ private:
+  CustomDefinition def_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Operation> make_custom_operation(CustomDefinition definition) {
+  return std::make_shared<CustomOperation>(std::move(definition));
+}
+
+}  // namespace attn

@@ -1,0 +1,35 @@
+// An operation declared in a spec instead of in C++: integer shape fields,
+// buffers (name, element type, size expression, initial values, input or
+// output) and a reference kernel of the same spec, run once per shape on the
+// same device. Outputs are poisoned before every run and compared with the
+// reference's by relative L2 and max abs, as every operation's are.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/ops/custom_buffers.hpp"
+#include "tuner/ops/operation.hpp"
+
+namespace attn {
+
+struct CustomBuffer {
+  std::string name;
+  BufferType type = BufferType::f32;
+  std::shared_ptr<const Expression> size;  // elements, over the shape fields
+  BufferInit init = BufferInit::random;
+  bool output = false;
+};
+
+struct CustomDefinition {
+  std::vector<std::string> fields;  // integer shape fields, all required
+  std::vector<CustomBuffer> buffers;  // in declaration order
+  DeviceReference reference;
+  std::shared_ptr<const Expression> flops;  // optional; throughput in GFLOP/s when given
+};
+
+std::shared_ptr<const Operation> make_custom_operation(CustomDefinition definition);
+
+}  // namespace attn
