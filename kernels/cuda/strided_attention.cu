@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_M)
   const __half* v = V + size_t(b) * stride_vb + size_t(hk) * stride_vh;
 
   const int last = is_causal ? min(seqlen_k - 1, seqlen_k - seqlen_q + i) : seqlen_k - 1;
-  float m = -INFINITY, l = 0.f;
+  float m = -__int_as_float(0x7f800000), l = 0.f;  // -inf (NVRTC has no INFINITY macro)
   float acc[HEAD_DIM];
 #pragma unroll
   for (int d = 0; d < HEAD_DIM; ++d) acc[d] = 0.f;
