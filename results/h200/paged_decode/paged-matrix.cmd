@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune determinism configs/paged_decode.json -k paged_decode --preset default --head-dims 128\,256 --shape fp16-h32-kv8-n4096-p16\,Hq=4\,Hkv=4\,num_pages=0 --device cuda:0 --seed 1 --out /work/main/runs/paged/paged-matrix.json 
