@@ -163,6 +163,26 @@ def kernel_tuner_child(args):
     kt_cupy.CupyFunctions.ready_argument_list = ready_argument_list
     kt_cupy.CupyFunctions.memcpy_htod = memcpy_htod
 
+    # Kernel Tuner 1.5.0 reads the device's UUID as uuid.UUID(bytes=props["uuid"]),
+    # which needs exactly 16 bytes; CuPy 14 gives it in another form (a hex text,
+    # or with a terminator), and the backend fails before tuning. It only labels
+    # the environment record, so it is handed over as 16 bytes.
+    import cupy
+    device_properties = cupy.cuda.runtime.getDeviceProperties
+
+    def sixteen_byte_uuid(device):
+        props = dict(device_properties(device))
+        raw = props.get("uuid", b"")
+        if isinstance(raw, (bytes, bytearray)) and len(raw) > 16:
+            raw = bytes(raw).rstrip(b"\0").decode("ascii", errors="replace")
+        if isinstance(raw, str):
+            text = raw.replace("-", "").removeprefix("GPU")
+            raw = bytes.fromhex(text) if len(text) == 32 else raw.encode()
+        props["uuid"] = bytes(raw[:16]).ljust(16, b"\0")
+        return props
+
+    cupy.cuda.runtime.getDeviceProperties = sixteen_byte_uuid
+
     spec, s, kernel = load_spec(args.shape)
     B, Hq, Hkv, Nq, Nkv, D = s["B"], s["Hq"], s["Hkv"], s["Nq"], s["Nkv"], s["D"]
     rng = np.random.default_rng(1)
