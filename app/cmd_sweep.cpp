@@ -44,6 +44,15 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
                 "Run every configuration even when the first ones all fail to compile with the same error");
   cmd->add_flag("--json", json, "Print the leaderboard JSON on stdout instead of the table");
   cmd->add_option("--top", top, "Configurations per shape in the table")->capture_default_str();
+  cmd->add_option("--tie-rounds", opt.settings.ties.rounds,
+                  "Configurations within noise of the best are measured again this many times in turns and ranked by "
+                  "fewest registers, then least shared memory, then configuration order (0: rank by median only)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--tie-noise", opt.settings.ties.noise_multiple,
+                  "Within noise of the best: a median gap up to this many times the larger relative noise")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", quiet, "No progress on stderr");
   cmd->add_option("--check", checks, "Checks on every verified configuration: determinism (cross-run, batch invariance, "
                   "decode cache growth; docs/determinism.md)")->delimiter(',')->check(CLI::IsMember({"determinism"}));

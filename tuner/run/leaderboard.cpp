@@ -34,6 +34,9 @@ std::vector<ConfigResult> ranked(std::vector<ConfigResult> results) {
   std::stable_sort(results.begin(), results.end(), [](const ConfigResult& a, const ConfigResult& b) {
     const bool a_ok = a.status == Status::ok, b_ok = b.status == Status::ok;
     if (a_ok != b_ok) return a_ok;
+    // A tied set (tuner/run/ties.hpp) ranks first, in the tie rule's order: its winner is rank 1.
+    if (a_ok && a.tie.has_value() != b.tie.has_value()) return a.tie.has_value();
+    if (a_ok && a.tie) return a.tie->order < b.tie->order;
     if (a_ok) return a.timing->median_ms < b.timing->median_ms;
     return static_cast<int>(a.status) < static_cast<int>(b.status);
   });

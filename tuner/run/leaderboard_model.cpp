@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/run/ties.hpp"
 
 namespace attn {
 namespace {
@@ -142,6 +143,7 @@ void to_json(nlohmann::json& j, const LeaderboardGroup& g) {
   if (excluded > 0) j["excluded"] = excluded;
   if (!g.determinism.is_null()) j["determinism"] = g.determinism;
   if (!g.retimed.is_null()) j["retimed"] = g.retimed;
+  if (auto ties = ties_summary(g.entries); !ties.is_null()) j["ties"] = std::move(ties);
   const LeaderboardEntry* best = g.best();
   if (best) {
     j["best"] = {{"key", config_key(best->job.config)}, {"preset", best->job.preset},

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "tuner/run/determinism_summary.hpp"
+#include "tuner/run/ties.hpp"
 
 namespace attn {
 namespace {
@@ -62,7 +63,9 @@ std::string ranking_mark(const std::vector<const LeaderboardEntry*>& ranked, std
   const SampleStats& t = *ranked.at(i)->timing;
   std::vector<std::string> marks;
   if (!t.converged) marks.push_back("noisy");
-  if (i > 0) {
+  if (const auto& tie = ranked.at(i)->tie) {
+    marks.push_back(fmt::format("tie {}/{}", tie->order, tie->of));
+  } else if (i > 0) {
     if (within_noise(t, *ranked.front()->timing)) marks.push_back("~#1");
     else if (within_noise(t, *ranked.at(i - 1)->timing)) marks.push_back(fmt::format("~#{}", i));
   }
@@ -83,7 +86,7 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
     for (std::size_t i = 0; i < shown; ++i) width = std::max(width, label_of(*ranked[i]).size());
     out += fmt::format("{:>4}  {:<{}} {:>10} {:>10} {:>7} {:>10} {:>9} {:>9} {:>8}{}  {}\n", "rank", "configuration", width,
                        "median ms", "min ms", "noise", "GFLOP/s", "GB/s", "priv B", "local B", checked ? "  det/bi/cg" : "", "note");
-    bool noisy = false, tie = false;
+    bool noisy = false, tie = false, tied_set = false;
     for (std::size_t i = 0; i < shown; ++i) {
       const LeaderboardEntry& e = *ranked[i];
       const SampleStats& t = *e.timing;
@@ -95,6 +98,7 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
       const std::string mark = ranking_mark(ranked, i);
       noisy = noisy || mark.find("noisy") != std::string::npos;
       tie = tie || mark.find('~') != std::string::npos;
+      tied_set = tied_set || e.tie.has_value();
       const std::string row = fmt::format("{:>4}  {:<{}} {:>10.4f} {:>10.4f} {:>6.2f}% {:>10.1f} {:>9.2f} {:>9} {:>8}{}  {}", e.rank,
                                           label_of(e), width, t.median_ms, t.min_ms, 100 * t.rel_noise, e.gflops, e.gbps, priv,
                                           local, checked ? "  " + checks_cell(nlohmann::json{{"checks", e.checks}}) : "", mark);
@@ -103,6 +107,9 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
     if (noisy) out += fmt::format("noisy: sampling stopped before the noise reached the target ({:.2f}%)\n",
                                   100 * lb.settings.timing.max_noise);
     if (tie) out += "~#k: the same as rank k's time within the two measurements' noise\n";
+    if (tied_set)
+      out += fmt::format("tie k/n: within noise of the fastest after being measured again in turns; ranked by {}\n",
+                         kTieRule);
     if (!g.baseline_preset.empty()) out += baseline_line(g);
     if (checked) out += determinism_summary_line(g.determinism);
     out += not_ranked_lines(g);

@@ -92,6 +92,9 @@ nlohmann::json ConfigResult::to_json() const {
   j["resources"] = res;
   if (verify) j["verify"] = verify->to_json();
   if (!checks.empty()) j["checks"] = checks;
+  if (tie)
+    j["tie"] = {{"order", tie->order}, {"of", tie->of}, {"interleaved_median_ms", tie->interleaved_median_ms},
+                {"interleaved_rel_noise", tie->interleaved_rel_noise}};
   if (!device.empty()) j["device"] = device;
   return j;
 }
@@ -132,6 +135,11 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
     r.verify = vr;
   }
   r.checks = j.value("checks", nlohmann::json::object());
+  if (j.contains("tie")) {
+    const auto& t = j.at("tie");
+    r.tie = Tie{t.value("order", 1), t.value("of", 2), t.value("interleaved_median_ms", 0.0),
+                t.value("interleaved_rel_noise", 0.0)};
+  }
   r.device = j.value("device", "");
   return r;
 }

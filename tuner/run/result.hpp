@@ -50,6 +50,14 @@ struct Outcome {
   std::string log;
 };
 
+// A member of a tied set (tuner/run/ties.hpp): within noise of the best after being measured again in turns.
+struct Tie {
+  int order = 1;  // 1 = the set's winner by the tie rule
+  int of = 2;     // members of the set
+  double interleaved_median_ms = 0;
+  double interleaved_rel_noise = 0;
+};
+
 struct ConfigResult {
   Job job;
   Status status = Status::skipped;
@@ -70,6 +78,7 @@ struct ConfigResult {
   bool compile_cached = false;  // its program came from the on-disk compile cache
   std::map<std::string, KernelResources> resources;  // per entry point
   std::optional<VerifyReport> verify;
+  std::optional<Tie> tie;  // set when tied with the best (tuner/run/ties.hpp)
   nlohmann::json checks = nlohmann::json::object();  // determinism and other checks, by name
   std::string device;  // the device id that measured it, when a sweep ran on several
 

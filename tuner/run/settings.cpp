@@ -83,7 +83,8 @@ nlohmann::json RunSettings::to_json() const {
           {"isolate", isolate},
           {"watchdog_s", watchdog_s},
           {"prepare_timeout_s", prepare_timeout_s},
-          {"compile_cache", compile_cache.to_json()}};
+          {"compile_cache", compile_cache.to_json()},
+          {"ties", ties.to_json()}};
 }
 
 RunSettings RunSettings::from_json(const nlohmann::json& j) {
@@ -95,6 +96,7 @@ RunSettings RunSettings::from_json(const nlohmann::json& j) {
   s.watchdog_s = j.value("watchdog_s", s.watchdog_s);
   s.prepare_timeout_s = j.value("prepare_timeout_s", s.prepare_timeout_s);
   if (j.contains("compile_cache")) s.compile_cache = CompileCacheSettings::from_json(j.at("compile_cache"));
+  if (j.contains("ties")) s.ties = TieSettings::from_json(j.at("ties"));
   return s;
 }
 

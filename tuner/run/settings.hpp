@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cache/cache_settings.hpp"
+#include "tuner/run/tie_settings.hpp"
 
 namespace attn {
 
@@ -71,6 +72,7 @@ struct RunSettings {
   bool isolate = true;          // run configurations in a worker process
   double watchdog_s = 120;      // a configuration running longer is recorded `timeout`
   double prepare_timeout_s = 1800;  // inputs + CPU reference of one shape
+  TieSettings ties;                    // configurations within noise of the best
   CompileCacheSettings compile_cache;  // compiled kernels kept on disk between runs
 
   nlohmann::json to_json() const;

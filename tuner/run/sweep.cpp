@@ -19,6 +19,7 @@
 #include "tuner/run/output_lock.hpp"
 #include "tuner/run/run_plan.hpp"
 #include "tuner/run/run_resolver.hpp"
+#include "tuner/run/ties.hpp"
 
 namespace attn {
 namespace {
@@ -289,6 +290,18 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     };
     pool.run(to_run, {[&](const Job& job) { progress.starting(job); }, finished}, g_interrupted);
   }
+  // Near-ties are measured again in turns and ranked by a fixed rule (tuner/run/ties.hpp); not journaled: a
+  // resume decides them again.
+  if (g_interrupted == 0 && outcome.stopped_early.empty())
+    resolve_ties(
+        results,
+        [&](const std::vector<Job>& jobs) {
+          std::vector<ConfigResult> got;
+          pool.run(jobs, {[](const Job&) {}, [&](ConfigResult&& r) { got.push_back(std::move(r)); return true; }},
+                   g_interrupted);
+          return got;
+        },
+        settings.ties, [&](const std::string& line) { progress.note(line); });
   outcome.interrupted = g_interrupted != 0;
   // Stopped early, the journal stays open: --resume --keep-going runs the rest, --overwrite starts over.
   if (!outcome.interrupted && outcome.stopped_early.empty()) journal->mark_finished();
