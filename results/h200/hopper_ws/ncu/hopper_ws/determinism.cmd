@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune determinism configs/flash_attn_fwd_ws.json -k prefill_ws --set WS_CONSUMERS=2\,CONS_ROWS=64\,BLOCK_N=128\,STAGES=2\,REG_SPLIT=1\,OVERLAP=1\,PINGPONG=1 --head-dims 64\,128 --batch-sizes 1\,2\,8 --shape fp16-d128-n1024-causal\,Hq=4\,Hkv=4\,Nq=256 --device cuda:0 --out /root/out/r/ncu/hopper_ws/determinism.json 
