@@ -9,8 +9,8 @@
 # Environment: SPECS (default configs/flash_attn_decode_large.json), SHAPES
 # (default: each spec's own), WORK (where journals persist between calls,
 # default /tmp/attn-tune-spaces), SLICE_S (seconds for this call before the
-# sweep is interrupted and its journal kept, default 480), MAX_TIME (0.05),
-# MIN_SAMPLES (5), ATTN_TUNE (default build-gpu/app/attn-tune, built by
+# sweep is interrupted and its journal kept, default 480), MAX_TIME (0.03),
+# MIN_SAMPLES (5), WARMUP_TIME (0.02), ATTN_TUNE (default build-gpu/app/attn-tune, built by
 # scripts/gpu/setup.sh when missing), CUDA_DEVICE (cuda:0).
 # Writes OUT_DIR/spaces.tar.gz: per spec its leaderboard (complete or partial),
 # journal, command and log, and host.txt. Exit 0 when every spec is complete.
@@ -48,7 +48,8 @@ for spec in ${SPECS:-configs/flash_attn_decode_large.json}; do
     continue
   fi
   if [ "$left" -le 30 ]; then incomplete=$((incomplete + 1)); continue; fi
-  args=(sweep "$spec" --device "$device" --max-time "${MAX_TIME:-0.05}" --min-samples "${MIN_SAMPLES:-5}"
+  args=(sweep "$spec" --device "$device" --max-time "${MAX_TIME:-0.03}" --min-samples "${MIN_SAMPLES:-5}"
+        --warmup-time "${WARMUP_TIME:-0.02}"
         --out "$lb")
   [ -n "${SHAPES:-}" ] && args+=(--shape "$SHAPES")
   if [ -f "$lb.journal.jsonl" ]; then args+=(--resume); else args+=(--overwrite); fi
