@@ -23,6 +23,7 @@ void add_export_command(CLI::App& app, Context& ctx);
 void add_gate_command(CLI::App& app, Context& ctx);
 void add_report_command(CLI::App& app, Context& ctx);
 void add_replay_command(CLI::App& app, Context& ctx);
+void add_space_command(CLI::App& app, Context& ctx);
 void add_worker_command(CLI::App& app, Context& ctx);
 void add_merge_command(CLI::App& app, Context& ctx);
 

@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   cli::add_gate_command(app, ctx);
   cli::add_report_command(app, ctx);
   cli::add_replay_command(app, ctx);
+  cli::add_space_command(app, ctx);
   cli::add_worker_command(app, ctx);
   cli::add_merge_command(app, ctx);
 

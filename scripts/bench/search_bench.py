@@ -8,10 +8,14 @@ Tuner cache file), --repeat seeds each, and writes one table: strategy x space
 -> evaluations needed to come within --within of the recorded best (median and
 quartiles). A run that never gets there within the budget (the whole space)
 counts as unreached: a quantile that falls on unreached runs is shown as "-".
+Every strategy, attn-tune's and Kernel Tuner's, gets the same budget: the
+whole space, or --budget of it (a fraction, e.g. 0.2 for 20%). --jobs runs the
+(space, strategy) cells in a process pool.
 
 Kernel Tuner is a pip package: `pip install kernel_tuner`.
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -53,8 +57,9 @@ def cost(entry):
     return entry["timing"]["median_ms"] if entry["status"] == "ok" and entry.get("timing") else None
 
 
-def select_spaces(files, min_configs, per_kernel):
-    """The largest groups of each (leaderboard, kernel) with at least MIN_CONFIGS recorded configurations."""
+def select_spaces(files, min_configs, per_kernel, large):
+    """The largest groups of each (leaderboard, kernel) with at least MIN_CONFIGS recorded configurations,
+    and every group of at least LARGE."""
     spaces = []
     for f in files:
         lb = json.load(open(f))
@@ -64,15 +69,22 @@ def select_spaces(files, min_configs, per_kernel):
                 by_kernel.setdefault(g["kernel"], []).append(g)
         for kernel, groups in sorted(by_kernel.items()):
             groups.sort(key=lambda g: -len(g["entries"]))  # stable: the leaderboard's order among equals
-            for g in groups[:per_kernel]:
+            for i, g in enumerate(groups):
+                if i >= per_kernel and len(g["entries"]) < large:
+                    continue
                 spaces.append({"file": str(f), "kernel": kernel, "shape": g["shape"], "group": g,
                                "label": f"{Path(f).stem}/{kernel}/{g['shape']}", "size": len(g["entries"])})
     return spaces
 
 
-def attn_tune_runs(binary, space, strategy, repeat, within):
+def budget_of(space, fraction):
+    """Evaluations every strategy gets on SPACE: FRACTION of it (at least 1), or all of it."""
+    return space["size"] if fraction is None else max(1, min(space["size"], math.ceil(fraction * space["size"])))
+
+
+def attn_tune_runs(binary, space, strategy, repeat, within, budget):
     out = subprocess.run([binary, "replay", space["file"], "--kernel", space["kernel"], "--shape", space["shape"],
-                          "--strategy", strategy, "--repeat", str(repeat), "--json"],
+                          "--strategy", strategy, "--repeat", str(repeat), "--budget-evals", str(budget), "--json"],
                          check=True, capture_output=True, text=True).stdout
     group = json.loads(out)["groups"][0]
     for w in group["evaluations_to_within"]:
@@ -103,14 +115,14 @@ def kt_cache(space, path):
     return names, values, set(cache)
 
 
-def kt_runs(space, strategy, repeat, within, workdir):
+def kt_runs(space, strategy, repeat, within, workdir, budget):
     from kernel_tuner import tune_kernel
     import numpy as np
 
     best = min(c for c in map(cost, space["group"]["entries"]) if c is not None)
     needed, errors = [], []
     for seed in range(repeat):
-        cachefile = os.path.join(workdir, "cache.json")
+        cachefile = os.path.join(workdir, f"cache.{os.getpid()}.json")
         names, values, recorded = kt_cache(space, cachefile)  # fresh each run: Kernel Tuner reopens it for appending
         def recorded_only(p):  # a def, not a lambda: Kernel Tuner rewrites lambdas from their source text
             return ",".join(str(p[n]) for n in names) in recorded
@@ -123,7 +135,7 @@ def kt_runs(space, strategy, repeat, within, workdir):
                 results, _ = tune_kernel(space["kernel"], "__global__ void k() {}", 1, [], values, strategy=strategy,
                                          cache=cachefile, simulation_mode=True,
                                          restrictions=recorded_only,
-                                         strategy_options={"max_fevals": space["size"]}, quiet=True, verbose=False)
+                                         strategy_options={"max_fevals": budget}, quiet=True, verbose=False)
             except Exception as e:  # a strategy that crashes on this space: the run never got there
                 errors.append(f"{type(e).__name__}: {e}")
                 needed.append(None)
@@ -134,6 +146,8 @@ def kt_runs(space, strategy, repeat, within, workdir):
             if key in seen:
                 continue
             seen.add(key)
+            if len(seen) > budget:  # the same budget as attn-tune's: an evaluation beyond it does not count
+                break
             t = r.get("time")
             if isinstance(t, (int, float)) and t <= best * (1 + within):
                 n = len(seen)
@@ -160,12 +174,17 @@ def main():
     ap.add_argument("--within", type=float, default=0.03)
     ap.add_argument("--min-configs", type=int, default=40, help="skip smaller recorded spaces")
     ap.add_argument("--per-kernel", type=int, default=2, help="largest spaces taken per leaderboard and kernel")
+    ap.add_argument("--large", type=int, default=2000,
+                    help="spaces of at least this many configurations are all taken, and checked against the target")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="evaluations per run as a fraction of each space (e.g. 0.2); default: the whole space")
+    ap.add_argument("--jobs", type=int, default=1, help="(space, strategy) cells run at once")
     ap.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES))
     ap.add_argument("--out", required=True, help="directory for table.md and table.json")
     ap.add_argument("--command", default="", help="the command line to record in the table")
     args = ap.parse_args()
 
-    spaces = select_spaces(args.leaderboards, args.min_configs, args.per_kernel)
+    spaces = select_spaces(args.leaderboards, args.min_configs, args.per_kernel, args.large)
     if not spaces:
         raise SystemExit("no recorded space with at least --min-configs configurations")
     try:
@@ -179,39 +198,97 @@ def main():
         from importlib.metadata import version
         kt_version = version("kernel_tuner")
 
-    rows = {}
-    with tempfile.TemporaryDirectory() as workdir:
-        for space in spaces:
-            for s in ATTN_TUNE_STRATEGIES:
-                t = time.time()
-                rows.setdefault(f"attn-tune {s}", {})[space["label"]] = attn_tune_runs(args.attn_tune, space, s, args.repeat, args.within)
-                print(f"{space['label']}: attn-tune {s} {time.time() - t:.1f} s", file=sys.stderr)
-            for s in kt:
-                t = time.time()
-                rows.setdefault(f"kernel_tuner {s}", {})[space["label"]] = kt_runs(space, s, args.repeat, args.within, workdir)
-                print(f"{space['label']}: kernel_tuner {s} {time.time() - t:.1f} s", file=sys.stderr)
+    default = default_strategy()
+    cells = [("attn-tune", s, space) for space in spaces for s in ATTN_TUNE_STRATEGIES]
+    cells += [("kernel_tuner", s, space) for space in spaces for s in kt]
+    rows = {f"{tool} {s}": {} for tool, s, _ in cells}
+    with tempfile.TemporaryDirectory() as workdir, concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+        futures = {pool.submit(run_cell, tool, s, space, args, workdir): (tool, s, space) for tool, s, space in cells}
+        for future in concurrent.futures.as_completed(futures):
+            tool, s, space = futures[future]
+            q, seconds = future.result()
+            rows[f"{tool} {s}"][space["label"]] = q
+            print(f"{space['label']}: {tool} {s} {seconds:.1f} s", file=sys.stderr)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     labels = [s["label"] for s in spaces]
+    budgets = {s["label"]: budget_of(s, args.budget) for s in spaces}
+    verdicts = target_verdicts(spaces, rows, default, args.large, args.within)
     (out / "table.json").write_text(json.dumps({
         "within": args.within, "repeat": args.repeat, "kernel_tuner": kt_version, "command": args.command,
-        "spaces": [{"label": s["label"], "file": s["file"], "size": s["size"]} for s in spaces], "rows": rows}, indent=2) + "\n")
+        "budget_fraction": args.budget, "default_strategy": default,
+        "spaces": [{"label": s["label"], "file": s["file"], "size": s["size"], "budget": budgets[s["label"]]}
+                   for s in spaces],
+        "rows": rows, "target": verdicts}, indent=2) + "\n")
 
+    budget_text = "the whole space" if args.budget is None else f"{args.budget:.0%} of the space (the *budget* row)"
     lines = [f"# Evaluations to within {args.within:.0%} of the recorded best", "",
              f"Median (quartiles) over {args.repeat} seeds of the evaluations each strategy needs to find a configuration "
              f"within {args.within:.0%} of the fastest recorded one, replaying recorded exhaustive sweeps (no device). "
-             "Budget: the whole space; `-`: that quantile's runs never got there. "
-             f"Kernel Tuner {kt_version} in simulation mode on the same data.", ""]
+             f"Budget of every run, attn-tune's and Kernel Tuner's: {budget_text}; `-`: that quantile's runs never got "
+             f"there within it. Kernel Tuner {kt_version} in simulation mode on the same data.", ""]
     if args.command:
         lines += [f"Command: `{args.command}`", ""]
     lines += ["| strategy | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels),
               "| *configurations* | " + " | ".join(str(s["size"]) for s in spaces) + " |",
-              "| *5% of the space* | " + " | ".join(f"{0.05 * s['size']:g}" for s in spaces) + " |"]
+              "| *5% of the space* | " + " | ".join(f"{0.05 * s['size']:g}" for s in spaces) + " |",
+              "| *budget* | " + " | ".join(str(budgets[l]) for l in labels) + " |"]
     for name, by_space in rows.items():
         lines.append(f"| {name} | " + " | ".join(cell(by_space[l]) for l in labels) + " |")
+    if verdicts:
+        lines += ["", f"## The target on spaces of at least {args.large} configurations", "",
+                  f"attn-tune's default strategy (`{default}`) within {args.within:.0%} of the best in at most 5% of "
+                  "the space (median), and in fewer evaluations (median) than Kernel Tuner's best strategy on that space.",
+                  "", "| space | 5% of the space | attn-tune " + default + " | Kernel Tuner's best | met |",
+                  "|---|---|---|---|---|"]
+        f = lambda v: "-" if v is None else f"{v:g}"
+        for v in verdicts:
+            lines.append(f"| {v['space']} | {v['five_percent']:g} | {f(v['default_median'])} | "
+                         f"{f(v['kt_best_median'])} ({v['kt_best'] or '-'}) | "
+                         f"{'yes' if v['met'] else 'no'} |")
     (out / "table.md").write_text("\n".join(lines) + "\n")
     print((out / "table.md").read_text())
+
+
+def default_strategy():
+    """attn-tune's default search strategy, as tuner/search/strategy.hpp declares it."""
+    import re
+    header = Path(__file__).resolve().parents[2] / "tuner/search/strategy.hpp"
+    m = re.search(r'kDefaultSearchStrategy = "(\w+)"', header.read_text())
+    if not m:
+        raise SystemExit(f"{header}: no kDefaultSearchStrategy")
+    return m.group(1)
+
+
+def run_cell(tool, strategy, space, args, workdir):
+    """One (tool, strategy, space) cell of the table: its quartiles and the seconds it took."""
+    t = time.time()
+    budget = budget_of(space, args.budget)
+    if tool == "attn-tune":
+        q = attn_tune_runs(args.attn_tune, space, strategy, args.repeat, args.within, budget)
+    else:
+        q = kt_runs(space, strategy, args.repeat, args.within, workdir, budget)
+    return q, time.time() - t
+
+
+def target_verdicts(spaces, rows, default, large, within):
+    """Per space of at least LARGE configurations: is the default's median within 5% of the space and below
+    the median of every Kernel Tuner strategy?"""
+    out = []
+    for s in spaces:
+        if s["size"] < large:
+            continue
+        label = s["label"]
+        mine = rows.get(f"attn-tune {default}", {}).get(label, {}).get("median")
+        kt = [(name.split(" ", 1)[1], by[label]["median"]) for name, by in rows.items()
+              if name.startswith("kernel_tuner ") and by[label]["median"] is not None]
+        kt_best, kt_median = min(kt, key=lambda x: x[1]) if kt else (None, None)
+        five = 0.05 * s["size"]
+        met = mine is not None and mine <= five and (kt_median is None or mine < kt_median)
+        out.append({"space": label, "size": s["size"], "five_percent": five, "default": default,
+                    "default_median": mine, "kt_best": kt_best, "kt_best_median": kt_median, "met": met})
+    return out
 
 
 if __name__ == "__main__":

@@ -80,9 +80,19 @@ std::vector<Config> SpaceSampler::neighbours(const Config& config) const {
 ConstrainedSpace::ConstrainedSpace(const KernelSpec& kernel, Bindings shape_variables)
     : SpaceSampler(kernel.params), kernel_(kernel), shape_variables_(std::move(shape_variables)) {}
 
-bool ConstrainedSpace::is_valid(const Config& config) const {
-  return failed_constraint(kernel_, config_bindings(shape_variables_, config)).empty();
+std::optional<std::size_t> ConstrainedSpace::first_failed(const Config& config) const {
+  const Bindings bindings = config_bindings(shape_variables_, config);
+  for (std::size_t i = 0; i < kernel_.constraints.size(); ++i) {
+    try {
+      if (kernel_.constraints[i].eval(bindings) == 0) return i;
+    } catch (const ExpressionError&) {
+      return i;  // as the sweep's planner: a constraint that cannot be evaluated excludes the configuration
+    }
+  }
+  return std::nullopt;
 }
+
+bool ConstrainedSpace::is_valid(const Config& config) const { return !first_failed(config).has_value(); }
 
 RecordedSpace::RecordedSpace(Params params, const std::vector<Config>& recorded) : SpaceSampler(std::move(params)) {
   for (const auto& c : recorded) recorded_.insert(config_key(c));

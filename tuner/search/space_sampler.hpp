@@ -56,6 +56,11 @@ class ConstrainedSpace final : public SpaceSampler {
  public:
   ConstrainedSpace(const KernelSpec& kernel, Bindings shape_variables);
 
+  const KernelSpec& kernel() const { return kernel_; }
+  // The index in kernel().constraints of the first constraint CONFIG breaks on
+  // this shape (one that cannot be evaluated breaks); nullopt when none does.
+  std::optional<std::size_t> first_failed(const Config& config) const;
+
  private:
   bool is_valid(const Config& config) const override;
   const KernelSpec& kernel_;
