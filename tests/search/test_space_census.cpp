@@ -2,6 +2,8 @@
 // and `attn-tune space` on a spec whose constraints depend on the shape.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -105,6 +107,21 @@ TEST(SpaceCommand, AHundredMillionPointProductIsEstimatedFromASampleAtOnce) {
   EXPECT_EQ(pair.at("product"), 100'000'000);
   EXPECT_EQ(pair.at("exact"), false);
   EXPECT_EQ(pair.at("valid"), 100'000'000);  // WG <= Nq holds everywhere on its one shape
+}
+
+// The space the strategy benchmark needs recorded (docs/search.md): at least 2,000 configurations on each anchor.
+TEST(SpaceCommand, TheLargeDecodeSpecHoldsAtLeast2000ValidConfigurationsOnEachOfItsFourAnchorShapes) {
+  const auto r = test::run_cli({"space", "configs/flash_attn_decode_large.json", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto pairs = nlohmann::json::parse(r.out).at("pairs");
+  std::set<std::string> shapes;
+  for (const auto& pair : pairs) {
+    EXPECT_EQ(pair.at("exact"), true);
+    EXPECT_GE(pair.at("valid").get<long long>(), 2000) << pair.at("kernel") << " on " << pair.at("shape");
+    shapes.insert(pair.at("shape").get<std::string>());
+  }
+  EXPECT_EQ(shapes, (std::set<std::string>{"fp16-h32-kv32-n4096", "fp16-h32-kv32-n32768", "fp16-h32-kv8-n4096",
+                                           "fp16-h32-kv8-n32768"}));
 }
 
 TEST(SpaceCommand, AnUnknownKernelIsAUsageError) {
