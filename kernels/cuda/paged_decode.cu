@@ -18,7 +18,17 @@
  * loads UNROLL steps of rows (block table lookups included) before computing
  * them. Splits have fixed keys and merge in split order, warps and lanes in
  * fixed trees: deterministic, batch-invariant, and a sequence's result does
- * not depend on the others' lengths. CUDA cores only (fp32 FMAs).
+ * not depend on the others' lengths.
+ *
+ * PAGED_MMA selects the split pass: 0 = CUDA cores (fp32 FMAs, above);
+ * 1 = tensor cores, decode_ring.cuh's ring_pass (the contiguous decode
+ * kernel's DEC_MMA 2 pass): each warp streams stages of UNROLL x 16 keys (with
+ * pages of 16 keys: UNROLL pages per stage) through a STAGES-deep cp.async
+ * ring in dynamic shared memory (THREADS / 32 * STAGES * UNROLL * 64 * D_S
+ * bytes, D_S = D rounded up to 64, 128 or 256), one block-table lookup per
+ * 16-key group (page_size must be a multiple of 16, so a group lies in one
+ * page), and the packed query heads are the mma N dimension (8 per n-tile;
+ * MAX_QPK 16: two n-tiles). ROW_THREADS is not used there.
  */
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -46,12 +56,25 @@
 #ifndef MAX_QPK
 #define MAX_QPK 4
 #endif
+#ifndef PAGED_MMA
+#define PAGED_MMA 0
+#endif
+#ifndef STAGES
+#define STAGES 3 /* PAGED_MMA 1: ring stages per warp */
+#endif
 
 #if DTYPE != 1 && DTYPE != 2
 #error "paged_decode: DTYPE must be 1 (fp16) or 2 (bf16)"
 #endif
-#if (HEAD_DIM / ROW_THREADS) % 8 != 0
+#if PAGED_MMA != 0 && PAGED_MMA != 1
+#error "paged_decode: PAGED_MMA must be 0 or 1"
+#endif
+#if PAGED_MMA == 0 && (HEAD_DIM / ROW_THREADS) % 8 != 0
 #error "paged_decode: HEAD_DIM / ROW_THREADS must be a multiple of 8 (16-byte loads)"
+#endif
+#if PAGED_MMA == 1 && (HEAD_DIM % 8 != 0 || HEAD_DIM > 256 || UNROLL < 1 || UNROLL > 4 || STAGES < 2 || STAGES > 8 || \
+                       SPLIT_KEYS % 16 != 0 || (MAX_QPK != 8 && MAX_QPK != 16))
+#error "paged_decode: PAGED_MMA 1 takes HEAD_DIM % 8 == 0 up to 256, UNROLL 1..4, STAGES 2..8, SPLIT_KEYS % 16 == 0, MAX_QPK 8 or 16"
 #endif
 #if THREADS % 32 != 0
 #error "paged_decode: THREADS must be a multiple of 32"
@@ -73,12 +96,19 @@ __device__ __forceinline__ float to_float(elem_t x) { return __bfloat162float(x)
 
 #define PD_NEG_INF (__int_as_float(0xff800000)) /* NVRTC has no math.h INFINITY */
 
+#if PAGED_MMA
+#define DEC_THREADS THREADS
+#define DEC_UNROLL UNROLL
+#define DEC_STAGES STAGES
+#include "cuda/decode_ring.cuh"
+#endif
+
 namespace pd {
 
-constexpr int kWarps = THREADS / 32;
-constexpr int kRowsPerWarp = 32 / ROW_THREADS;        /* rows a warp takes per step */
-constexpr int kElems = HEAD_DIM / ROW_THREADS;        /* elements of a row per lane */
-constexpr int kVecs = kElems / 8;                      /* 16-byte loads per row per lane */
+[[maybe_unused]] constexpr int kWarps = THREADS / 32;   /* PAGED_MMA 0 */
+[[maybe_unused]] constexpr int kRowsPerWarp = 32 / ROW_THREADS; /* rows a warp takes per step */
+[[maybe_unused]] constexpr int kElems = HEAD_DIM / ROW_THREADS; /* elements of a row per lane */
+[[maybe_unused]] constexpr int kVecs = kElems / 8;      /* 16-byte loads per row per lane */
 constexpr int kPart = HEAD_DIM + 2;
 constexpr float kLog2e = 1.4426950408889634f;
 
@@ -118,6 +148,58 @@ __device__ __forceinline__ void merge_into(float& m, float& l, float* acc, float
     m = mx;
 }
 
+#if PAGED_MMA
+/* PAGED_MMA 1: rows through the block table; the partials go to part_of(b, head, split) */
+struct PagedKv {
+    static constexpr int kAlign = 16; /* a 16-key group lies in one page */
+    const elem_t* k;
+    const elem_t* v;                  /* the pools, offset to this KV head */
+    const int* table;                 /* sequence b's block table row */
+    int page_size, stride_page, stride_n;
+    const elem_t* q;                  /* sequence b's query row, head 0 */
+    long long stride_q_h;
+    float* part;                      /* (b, head 0, split) */
+    long long part_h;                 /* floats between heads' partials */
+    __device__ __forceinline__ long long row(int key) const {
+        return (long long)table[key / page_size] * stride_page + (long long)(key % page_size) * stride_n;
+    }
+    __device__ __forceinline__ int row_stride() const { return stride_n; }
+    __device__ __forceinline__ const elem_t* q_head(int h) const { return q + h * stride_q_h; }
+    __device__ __forceinline__ float* out_o(int h) const { return part + h * part_h; }
+    __device__ __forceinline__ float* out_ml(int h) const { return part + h * part_h + HEAD_DIM; }
+};
+
+__device__ __forceinline__ void ring_split(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
+                                           const elem_t* __restrict__ v, const __half* __restrict__ mask,
+                                           const int* __restrict__ cu_seqlens_q, const int* __restrict__ cu_seqlens_k,
+                                           const int* __restrict__ block_table, float* __restrict__ ws,
+                                           const attn_params& p) {
+    extern __shared__ __align__(128) unsigned char ring_smem[]; /* DEC_RING_BYTES: the warps' rings */
+    const int split = blockIdx.x, hkv = blockIdx.y, b = blockIdx.z;
+    const int nk = cu_seqlens_k[b + 1] - cu_seqlens_k[b];
+    if (split * SPLIT_KEYS >= nk) return; /* past this sequence: the combine reads no such split */
+    const int pos = nk - 1;               /* the query is the sequence's last position */
+    int first = split * SPLIT_KEYS, end = min(nk, first + SPLIT_KEYS);
+    if (p.causal) end = min(end, pos + 1);
+    if (p.window > 0) {
+        first = max(first, pos - p.window);
+        end = min(end, pos + p.window + 1);
+    }
+    const long long head_off = (long long)hkv * p.stride_k_h;
+    const PagedKv kv{k + head_off, v + head_off, block_table + (long long)b * p.max_pages, p.page_size,
+                     p.stride_k_page, p.stride_k_n, q + q_start(p, cu_seqlens_q, b), p.stride_q_h,
+                     part_of(ws, p, b, 0, split), (long long)max_splits(p) * kPart};
+    const __half* mask_row = mask + (long long)b * p.Nkv; /* [B][Nq = 1][Nkv] */
+    const int hq_begin = hkv * p.q_per_kv, hq_end = hq_begin + p.q_per_kv;
+    for (int h0 = hq_begin; h0 < hq_end; h0 += MAX_QPK) {
+        if (MAX_QPK == 16 && hq_end - h0 > 8)
+            decring::ring_pass<MAX_QPK / 8>(kv, mask_row, p, pos, h0, hq_end, first, end, ring_smem);
+        else
+            decring::ring_pass<1>(kv, mask_row, p, pos, h0, hq_end, first, end, ring_smem);
+    }
+}
+#endif
+
 }  // namespace pd
 
 extern "C" __global__ void __launch_bounds__(THREADS)
@@ -128,6 +210,9 @@ paged_decode_split(const elem_t* __restrict__ q, const elem_t* __restrict__ k, c
     using namespace pd;
     (void)sinks;
     (void)o;
+#if PAGED_MMA
+    ring_split(q, k, v, mask, cu_seqlens_q, cu_seqlens_k, block_table, ws, p);
+#else
     __shared__ float red[kWarps][MAX_QPK][HEAD_DIM + 2];
 
     const int split = blockIdx.x, hkv = blockIdx.y, b = blockIdx.z;
@@ -264,6 +349,7 @@ paged_decode_split(const elem_t* __restrict__ q, const elem_t* __restrict__ k, c
         }
         __syncthreads();
     }
+#endif
 }
 
 extern "C" __global__ void paged_decode_combine(const elem_t* __restrict__ q, const elem_t* __restrict__ k,

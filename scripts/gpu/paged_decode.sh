@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
-# The paged decode kernel on an NVIDIA GPU host (configs/paged_decode.json,
-# kernels/cuda/paged_decode.cu): its sweep on the decode shapes in pages of 16
-# keys, the contiguous decode kernels (configs/flash_attn_decode.json: decode
-# decode_cpasync, the fastest at every decode anchor shape) swept on the same lengths, their K+V bandwidth side by
-# side (goal: paged >= 0.9x the contiguous best), and the paged kernel's
-# determinism matrix.
+# The paged decode kernels on an NVIDIA GPU host (configs/paged_decode.json,
+# kernels/cuda/paged_decode.cu): the tensor-core kernel (paged_decode_mma) and
+# the CUDA-core one (paged_decode) swept on the decode lengths in pages of 16
+# keys, the contiguous decode kernel (configs/paged_decode_contiguous.json:
+# decode_cpasync, deterministic mode, the block shapes that win its sweeps) on
+# the same lengths, their K+V bandwidth compared by re-timing both winners
+# interleaved (goal: paged >= 0.9x the contiguous), and the determinism matrix
+# of the paged tensor-core winner.
 #
-#   scripts/gpu/paged_decode.sh OUT_DIR [STEP...]
+#   scripts/gpu/paged_decode.sh OUT_DIR [quick | full | STEP...]
 #
+# quick (about 8 minutes on an H200, the build included): small, paged-sweep-n4096,
+#   paged-sweep-n32768, contiguous-n4096, contiguous-n32768, compare, paged-matrix
+# full (the default): quick's steps on every length (N = 32768 without GQA too), the
+#   CUDA-core kernel's sweep (cudacore-n4096) and the complete determinism matrix
 # Steps (each one attn-tune command, each inside 10 minutes on an H100/H200):
-#   paged-sweep-n4096  paged-sweep-n32768   the paged kernel, every configuration
-#   contiguous-n4096   contiguous-n32768    decode_cpasync, every configuration
-#   compare                                 compare.md / compare.json from the four leaderboards
-#   paged-matrix                            the determinism matrix of the default preset
+#   small               configs/paged_decode_small.json's paged_decode_mma (full: and paged_decode), every
+#                       configuration verified: a wrong answer (or any result not ok) stops the script
+#   paged-sweep-n4096   paged-sweep-n32768   paged_decode_mma, every configuration
+#   cudacore-n4096                           paged_decode (CUDA cores), every configuration
+#   contiguous-n4096    contiguous-n32768    decode_cpasync, deterministic mode
+#   compare             compare.md / compare.json: both winners of each length re-timed, interleaved,
+#                       3 rounds (scripts/gpu/paged_compare.py)
+#   paged-matrix        the determinism matrix of paged_decode_mma's winner at GQA 4 (n4096)
 # Under OUT_DIR: STEP.json (leaderboard or report), STEP.log, STEP.cmd, STEP.rc,
-# host.txt, compare.md and compare.json.
+# host.txt, compare.md and compare.json; with more than 8 files, all but
+# compare.md and summary.txt are packed into paged_decode.tar.gz.
 #
 # Environment: ATTN_TUNE (default build-gpu/app/attn-tune, built by
 # scripts/gpu/setup.sh when missing), CUDA_DEVICE (cuda:0), SEED (1).
@@ -56,40 +67,115 @@ run_step() {
   echo "$name: exit $rc, $((SECONDS - start)) s: $verdict"
 }
 
-# Paged shape -> the contiguous spec's shape of the same lengths.
-paged_4096="fp16-h32-kv32-n4096-p16,fp16-h32-kv8-n4096-p16"
-paged_32768="fp16-h32-kv32-n32768-p16,fp16-h32-kv8-n32768-p16,bf16-h32-kv8-n32768-p16"
-contiguous_4096="fp16-h32-kv32-n4096,fp16-h32-kv8-n4096"
-contiguous_32768="fp16-h32-kv32-n32768,fp16-h32-kv8-n32768,bf16-h32-kv8-n32768"
+mode=full
+case "${1:-}" in
+  quick | full) mode=$1; shift ;;
+esac
+
+# The paged spec's shapes and the contiguous spec's of the same lengths (GQA 1, 4, 8).
+paged_4096="fp16-h32-kv32-n4096-p16,fp16-h32-kv8-n4096-p16,fp16-h32-kv4-n4096-p16"
+contiguous_4096="fp16-h32-kv32-n4096,fp16-h32-kv8-n4096,fp16-h32-kv4-n4096"
+if [ "$mode" = quick ]; then
+  paged_32768="fp16-h32-kv8-n32768-p16,fp16-h32-kv4-n32768-p16"
+  contiguous_32768="fp16-h32-kv8-n32768,fp16-h32-kv4-n32768"
+  timing=(--max-time 0.3 --warmup-time 0.25)
+  matrix=(--features all)
+  small_kernels=(-k paged_decode_mma)
+else
+  paged_32768="fp16-h32-kv32-n32768-p16,fp16-h32-kv8-n32768-p16,fp16-h32-kv4-n32768-p16,bf16-h32-kv8-n32768-p16"
+  contiguous_32768="fp16-h32-kv32-n32768,fp16-h32-kv8-n32768,fp16-h32-kv4-n32768,bf16-h32-kv8-n32768"
+  timing=(--max-time 0.5)
+  matrix=()
+  small_kernels=(-k paged_decode_mma -k paged_decode)
+fi
 
 sweep() {  # NAME SPEC KERNEL SHAPES [ARGS...]
   local name=$1 spec=$2 kernel=$3 shapes=$4
   shift 4
   run_step "$name" 0 "$ATTN_TUNE" sweep "$spec" -k "$kernel" --shape "$shapes" --device "$cuda" --seed "$seed" \
-    --watchdog 900 --max-time 0.5 --overwrite --out "$out/$name.json" "$@"
+    --watchdog 900 "${timing[@]}" --overwrite --out "$out/$name.json" "$@"
 }
-step_paged-sweep-n4096() { sweep paged-sweep-n4096 configs/paged_decode.json paged_decode "$paged_4096"; }
-step_paged-sweep-n32768() { sweep paged-sweep-n32768 configs/paged_decode.json paged_decode "$paged_32768"; }
-# The contiguous kernel's fastest family; compare.md takes its deterministic mode (SPLIT_MODE 0), as the paged kernel is.
-step_contiguous-n4096() { sweep contiguous-n4096 configs/flash_attn_decode.json decode_cpasync "$contiguous_4096"; }
-step_contiguous-n32768() { sweep contiguous-n32768 configs/flash_attn_decode.json decode_cpasync "$contiguous_32768"; }
+# Every result of a leaderboard ok (verified), else the script stops: a wrong answer comes before speed.
+all_ok() {  # LEADERBOARD
+  python3 - "$1" <<'PY'
+import json, sys
+board = json.load(open(sys.argv[1]))
+bad = [(g["kernel"], g["shape"], e["key"], e.get("status"), e.get("reason", "")) for g in board["groups"]
+       for e in g["entries"] if e.get("status") != "ok"]
+for b in bad:
+    print("NOT OK: %s / %s / %s: %s %s" % b)
+print("%d results, %d not ok" % (sum(len(g["entries"]) for g in board["groups"]), len(bad)))
+sys.exit(1 if bad else 0)
+PY
+}
+step_small() {
+  run_step small 0 "$ATTN_TUNE" sweep configs/paged_decode_small.json "${small_kernels[@]}" --device "$cuda" \
+    --seed "$seed" --watchdog 900 --max-time 0.05 --warmup-time 0 --tie-rounds 0 --overwrite --out "$out/small.json"
+  if ! all_ok "$out/small.json" | tee "$out/small.check"; then
+    echo "small: a configuration is not ok (above): stopping before any timing"
+    finish 1
+  fi
+}
+step_paged-sweep-n4096() { sweep paged-sweep-n4096 configs/paged_decode.json paged_decode_mma "$paged_4096"; }
+step_paged-sweep-n32768() { sweep paged-sweep-n32768 configs/paged_decode.json paged_decode_mma "$paged_32768"; }
+# The CUDA-core kernel's board is named paged-sweep-* too, so that compare takes it when it wins.
+step_cudacore-n4096() { sweep paged-sweep-cudacore-n4096 configs/paged_decode.json paged_decode "$paged_4096"; }
+step_contiguous-n4096() { sweep contiguous-n4096 configs/paged_decode_contiguous.json decode_cpasync "$contiguous_4096"; }
+step_contiguous-n32768() { sweep contiguous-n32768 configs/paged_decode_contiguous.json decode_cpasync "$contiguous_32768"; }
 step_compare() {
-  python3 "$root/scripts/gpu/paged_compare.py" "$out" > "$out/compare.log" 2>&1
+  python3 "$root/scripts/gpu/paged_compare.py" "$out" --attn-tune "$ATTN_TUNE" --device "$cuda" --seed "$seed" \
+    --rounds 3 --max-time 0.3 --warmup-time 0.2 > "$out/compare.log" 2>&1
   local rc=$?
   echo "compare: exit $rc"
-  cat "$out/compare.md" 2>/dev/null
   [ "$rc" = 0 ] || failures=$((failures + 1))
 }
-# D 128 and 256 (16-byte rows per lane need D / ROW_THREADS to be a multiple of 8), KV 256..4096, GQA 1, 2, 4.
+# The winner of paged_decode_mma at GQA 4 (N = 4096), on D 128 and 256, KV 256..4096, GQA 1, 4, 8, 16.
 step_paged-matrix() {
-  run_step paged-matrix 0 "$ATTN_TUNE" determinism configs/paged_decode.json -k paged_decode --preset default \
-    --head-dims 128,256 --shape "fp16-h32-kv8-n4096-p16,Hq=4,Hkv=4,num_pages=0" --device "$cuda" --seed "$seed" \
-    --out "$out/paged-matrix.json"
+  local key
+  key=$(python3 - "$out/paged-sweep-n4096.json" <<'PY'
+import json, sys
+board = json.load(open(sys.argv[1]))
+best = None
+for g in board["groups"]:
+    if g["shape"] != "fp16-h32-kv8-n4096-p16":
+        continue
+    for e in g["entries"]:
+        if e.get("status") == "ok" and (best is None or e["timing"]["median_ms"] < best[0]):
+            best = (e["timing"]["median_ms"], e["key"])
+print(best[1] if best else "")
+PY
+)
+  [ -n "$key" ] || key="SPLIT_KEYS=512,THREADS=128,STAGES=3,UNROLL=1"
+  run_step paged-matrix 0 "$ATTN_TUNE" determinism configs/paged_decode.json -k paged_decode_mma --set "$key" \
+    --head-dims 128,256 --gqa 1,4,8,16 "${matrix[@]}" --shape "fp16-h32-kv8-n4096-p16,Hq=16,Hkv=16,num_pages=0" \
+    --device "$cuda" --seed "$seed" --out "$out/paged-matrix.json"
 }
 
-all_steps=(paged-sweep-n4096 contiguous-n4096 paged-sweep-n32768 contiguous-n32768 compare paged-matrix)
+# Pack the outputs when there are many (compare.md and summary.txt stay outside), then exit.
+finish() {
+  {
+    echo "mode $mode; $failures unexpected result(s)"
+    cat "$out/small.check" 2>/dev/null
+    cat "$out/compare.md" 2>/dev/null
+    tail -n 1 "$out/paged-matrix.log" 2>/dev/null
+  } > "$out/summary.txt"
+  local n
+  n=$(find "$out" -maxdepth 1 -type f | wc -l)
+  if [ "$n" -gt 8 ]; then
+    (cd "$out" && find . -maxdepth 1 -type f ! -name compare.md ! -name summary.txt ! -name paged_decode.tar.gz ! -name .packed -printf '%P\n' |
+      sort > .packed && tar czf paged_decode.tar.gz -T .packed && xargs rm -f < .packed && rm -f .packed)
+  fi
+  cat "$out/summary.txt"
+  echo "outputs in $out"
+  exit "$1"
+}
+
+quick_steps=(small paged-sweep-n4096 paged-sweep-n32768 contiguous-n4096 contiguous-n32768 compare paged-matrix)
+all_steps=(small paged-sweep-n4096 cudacore-n4096 contiguous-n4096 paged-sweep-n32768 contiguous-n32768 compare paged-matrix)
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=("${all_steps[@]}")
+if [ ${#steps[@]} -eq 0 ]; then
+  if [ "$mode" = quick ]; then steps=("${quick_steps[@]}"); else steps=("${all_steps[@]}"); fi
+fi
 for s in "${steps[@]}"; do
   if ! declare -F "step_$s" >/dev/null; then
     echo "unknown step '$s' (steps: ${all_steps[*]})"
@@ -97,5 +183,5 @@ for s in "${steps[@]}"; do
   fi
   "step_$s"
 done
-echo "outputs in $out; $failures unexpected result(s)"
 [ "$failures" -eq 0 ]
+finish $?
