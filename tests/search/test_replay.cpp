@@ -1,6 +1,8 @@
 // Replay of a committed exhaustive leaderboard, in the library and on the command line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/support/test_support.hpp"
@@ -67,6 +69,36 @@ TEST(ReplayCommand, ReportsEvaluationsToWithinOneThreeAndFivePercentForEachGroup
   const auto again = test::run_cli({"replay", recorded().string(), "--strategy", "annealing", "--budget-evals", "40",
                                     "--repeat", "5", "--seed", "3", "--kernel", "decode_cpasync", "--json"});
   EXPECT_EQ(again.out, r.out);
+}
+
+// The largest recorded space in the repository: what the strategy benchmark searches.
+std::filesystem::path recorded_large() { return test::source_dir() / "results/h200/flash_attn_decode.json"; }
+
+TEST(ReplayCommand, TheDefaultStrategyOnTheLargestRecordedSpaceStaysInItsBudgetAndFindsRecordedConfigurations) {
+  const Leaderboard lb = read_leaderboard(recorded_large());
+  const auto r = test::run_cli({"replay", recorded_large().string(), "--strategy", "surrogate", "--budget-evals", "30",
+                                "--repeat", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("groups").size(), lb.groups.size());
+  for (const auto& g : j.at("groups")) {
+    const auto group = std::find_if(lb.groups.begin(), lb.groups.end(), [&](const LeaderboardGroup& l) {
+      return l.kernel == g.at("kernel") && l.shape == g.at("shape");
+    });
+    ASSERT_NE(group, lb.groups.end()) << g.at("kernel") << " on " << g.at("shape");
+    ASSERT_EQ(g.at("runs").size(), 3u);
+    for (const auto& run : g.at("runs")) {
+      EXPECT_LE(run.at("evaluations").get<long long>(), 30);
+      EXPECT_EQ(run.at("evaluations").get<long long>(), std::min<long long>(30, static_cast<long long>(group->entries.size())));
+      // The best found is a configuration the sweep recorded as ok, with its recorded median.
+      ASSERT_FALSE(run.at("best").is_null());
+      const LeaderboardEntry* entry = group->find(run.at("best").get<std::string>());
+      ASSERT_NE(entry, nullptr) << run.at("best");
+      ASSERT_EQ(entry->status, Status::ok);
+      EXPECT_DOUBLE_EQ(run.at("best_ms").get<double>(), entry->timing->median_ms);
+      EXPECT_GE(run.at("best_ms").get<double>(), g.at("best_ms").get<double>());
+    }
+  }
 }
 
 TEST(ReplayCommand, AnUnknownStrategyOrAnUnmatchedShapeIsAUsageError) {

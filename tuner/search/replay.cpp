@@ -58,7 +58,7 @@ std::optional<double> quantile(const std::vector<std::optional<double>>& sorted,
 }
 
 ReplayResult replay(const RecordedGroup& group, const ReplayOptions& options) {
-  ReplayResult result{group.kernel, group.shape, group.size(), group.best, 0, {}, {}, {}};
+  ReplayResult result{group.kernel, group.shape, group.size(), group.best, 0, {}, {}, {}, {}};
   result.budget = options.budget_evals > 0 ? std::min(options.budget_evals, group.size()) : group.size();
   const Evaluate recorded = [&](const Config& c) {
     const auto it = group.costs.find(config_key(c));
@@ -67,15 +67,22 @@ ReplayResult replay(const RecordedGroup& group, const ReplayOptions& options) {
   };
 
   for (int r = 0; r < options.repeat; ++r) {
-    auto strategy = make_strategy(options.strategy, group.space, options.seed + static_cast<std::uint64_t>(r));
+    const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(r);
+    auto strategy = make_strategy(options.strategy, group.space, seed);
     const SearchRun run = run_search(*strategy, {result.budget, 0}, recorded);
     std::vector<double> best_so_far;
     double best = std::numeric_limits<double>::infinity();
+    ReplayRun summary{seed, static_cast<long long>(run.evaluations.size()), std::nullopt, 0};
     for (const auto& o : run.evaluations) {
-      if (o.cost) best = std::min(best, *o.cost);
+      if (o.cost && *o.cost < best) {
+        best = *o.cost;
+        summary.best = o.config;
+        summary.best_ms = best;
+      }
       best_so_far.push_back(best);
     }
     result.best_so_far.push_back(std::move(best_so_far));
+    result.runs.push_back(std::move(summary));
   }
 
   for (double tolerance : options.within) {
@@ -116,8 +123,13 @@ nlohmann::json replay_json(const std::vector<ReplayResult>& results, const Repla
     }
     nlohmann::json gaps = nlohmann::json::array();
     for (const auto& [budget, gap] : r.gap_at_budget) gaps.push_back({{"budget", budget}, {"median_gap", gap}});
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& run : r.runs)
+      runs.push_back({{"seed", run.seed}, {"evaluations", run.evaluations},
+                      {"best", run.best ? nlohmann::json(config_key(*run.best)) : nlohmann::json(nullptr)},
+                      {"best_ms", run.best ? nlohmann::json(run.best_ms) : nlohmann::json(nullptr)}});
     groups.push_back({{"kernel", r.kernel}, {"shape", r.shape}, {"space_size", r.space_size}, {"best_ms", r.best_ms},
-                      {"budget", r.budget}, {"evaluations_to_within", within}, {"best_at_budget", gaps}});
+                      {"budget", r.budget}, {"evaluations_to_within", within}, {"best_at_budget", gaps}, {"runs", runs}});
   }
   return {{"schema", "attn-tune.replay/1"}, {"strategy", options.strategy}, {"repeat", options.repeat},
           {"seed", options.seed}, {"groups", groups}};

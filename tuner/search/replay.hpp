@@ -45,6 +45,14 @@ struct EvalsQuartiles {
   int reached = 0;  // runs that reached it
 };
 
+// One seed's run: what it spent and the best it found.
+struct ReplayRun {
+  std::uint64_t seed = 0;
+  long long evaluations = 0;   // configurations evaluated (at most the budget)
+  std::optional<Config> best;  // the fastest found; nullopt when none it evaluated ran ok
+  double best_ms = 0;
+};
+
 struct ReplayResult {
   std::string kernel, shape;
   long long space_size = 0;
@@ -54,6 +62,7 @@ struct ReplayResult {
   // Budget -> median over the runs of (best found / recorded best - 1); the budgets are 1, 2, 5, 10, 20, 50, ...
   std::vector<std::pair<long long, double>> gap_at_budget;
   std::vector<std::vector<double>> best_so_far;  // per run: best time after each evaluation
+  std::vector<ReplayRun> runs;
 };
 
 ReplayResult replay(const RecordedGroup& group, const ReplayOptions& options);
