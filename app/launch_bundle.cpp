@@ -70,7 +70,12 @@ nlohmann::json program_for(const Spec& spec, const std::string& backend, const K
   // PTX comes back with its terminating NUL: the file holds the text only.
   const std::size_t size = compiled.is_cubin ? compiled.image.size() : compiled.image.size() - (compiled.image.empty() ? 0 : 1);
   write_bytes(dir / file, compiled.image.data(), size);
-  for (const auto& entry : plan.entries) resources[entry] = resources_from_ptxas(compiled.ptxas, entry).to_json();
+  for (const auto& entry : plan.entries) {
+    // A templated entry is looked up in the image by its lowered name.
+    KernelResources res = resources_from_ptxas(compiled.ptxas, compiled.symbol(entry));
+    if (is_name_expression(entry)) res.symbol = compiled.symbol(entry);
+    resources[entry] = res.to_json();
+  }
   return {{"format", compiled.is_cubin ? "cubin" : "ptx"}, {"file", file}, {"arch", compiled.arch},
           {"nvrtc", nvrtc_version()}, {"options", compiled.options}};
 #else
@@ -105,10 +110,11 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
       continue;
     }
     const std::string defines = defines_string(plan.defines);
-    if (!programs.contains(defines)) {
+    const std::string key = program_key(plan.defines, plan.entries);
+    if (!programs.contains(key)) {
       nlohmann::json resources = nlohmann::json::object();
       nlohmann::json program = program_for(spec, backend, kernel, plan, dir, static_cast<int>(programs.size()), resources);
-      programs[defines] = {std::move(program), std::move(resources)};
+      programs[key] = {std::move(program), std::move(resources)};
     }
     const auto problem = op.make_problem(shape.fields, seed);
     std::vector<BoundArgument> bound;
@@ -155,8 +161,8 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
     for (const auto& l : plan.launches)
       launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
     s["defines"] = defines;
-    s["program"] = programs[defines].first;
-    s["resources"] = programs[defines].second;
+    s["program"] = programs[key].first;
+    s["resources"] = programs[key].second;
     s["args"] = std::move(args);
     s["launches"] = std::move(launches);
     s["flops"] = problem->flops();

@@ -64,6 +64,7 @@ nlohmann::json KernelResources::to_json() const {
   put("theoretical_occupancy", theoretical_occupancy);
   put("driver_occupancy", driver_occupancy);
   put("occupancy_limited_by", occupancy_limited_by);
+  put("symbol", symbol);
   if (!compiler_notes.empty()) j["compiler_notes"] = compiler_notes;
   return j;
 }

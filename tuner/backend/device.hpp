@@ -56,7 +56,9 @@ struct CompileRequest {
   std::string source_text;
   std::vector<std::filesystem::path> include_dirs;
   std::vector<Define> defines;
-  std::vector<std::string> entries;        // kernel functions to look up
+  // Kernel functions to look up: names, or (CUDA) name expressions of template
+  // instances, "attn_fwd<64, 32, true>", resolved by NVRTC to their lowered names.
+  std::vector<std::string> entries;
   std::vector<std::string> extra_options;  // spec-provided compiler flags
   std::string arch;                        // CUDA: "sm_90", "sm_90a"; empty = the device's
 };
@@ -73,6 +75,7 @@ struct KernelResources {
   std::optional<double> driver_occupancy;       // CUDA: the same from the driver for the actual launch
   std::optional<std::string> occupancy_limited_by;  // what binds: "registers", "shared memory", ...
   std::vector<std::string> compiler_notes;      // CUDA: ptxas' "Potential Performance Loss" notes (wgmma serialized)
+  std::optional<std::string> symbol;            // CUDA: a templated entry's lowered (mangled) name, from NVRTC
 
   nlohmann::json to_json() const;
 };

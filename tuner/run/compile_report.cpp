@@ -123,7 +123,7 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
       continue;
     }
     c.defines = defines_string(plan.defines);
-    const std::string key = planned.kernel->name + "|" + c.defines;
+    const std::string key = planned.kernel->name + "|" + program_key(plan.defines, plan.entries);
     if (!compilations.contains(key)) {
       CompileRequest& r = compilations[key].request;
       r.source_path = spec.sources.at(report.backend);

@@ -128,7 +128,7 @@ void Evaluator::precompile(const std::vector<Job>& jobs) {
     if (job.shape != prepared_->name) continue;
     try {
       const LaunchPlan lp = plan_launches(spec_.kernel(job.kernel), job.config, prepared_->variables);
-      const std::string key = defines_string(lp.defines);
+      const std::string key = program_key(lp.defines, lp.entries);
       if (programs_.contains(key) || !seen.insert(key).second) continue;
       requests.push_back(compile_request(lp.defines, lp.entries));
     } catch (const Outcome&) {
@@ -140,7 +140,7 @@ void Evaluator::precompile(const std::vector<Job>& jobs) {
 
 const Program& Evaluator::compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries,
                                    ConfigResult& result) {
-  const std::string key = defines_string(defines);
+  const std::string key = program_key(defines, entries);
   auto it = programs_.find(key);
   if (it == programs_.end()) {
     try {

@@ -1,6 +1,7 @@
 #include "tuner/run/launch_plan.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdint>
 
@@ -31,6 +32,34 @@ std::string defines_string(const std::vector<Define>& defines) {
   return s;
 }
 
+std::string program_key(const std::vector<Define>& defines, const std::vector<std::string>& entries) {
+  std::string key = defines_string(defines);
+  for (const auto& e : entries)
+    if (e.find('<') != std::string::npos) key += " | " + e;
+  return key;
+}
+
+std::string instantiate_entry(const std::string& entry, const Bindings& bindings) {
+  const auto lt = entry.find('<');
+  if (lt == std::string::npos) return entry;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out = entry.substr(0, lt);
+  for (std::size_t i = lt; i < entry.size();) {
+    if (!word(entry[i])) {
+      out += entry[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < entry.size() && (word(entry[end]) || entry[end] == '.')) ++end;
+    const std::string token = entry.substr(i, end - i);
+    // Only a whole token that is a name binds: "0.5f" and "1e3" are literals.
+    const auto bound = std::isdigit(static_cast<unsigned char>(token[0])) ? bindings.end() : bindings.find(token);
+    out += bound == bindings.end() ? token : std::to_string(bound->second);
+    i = end;
+  }
+  return out;
+}
+
 LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const Bindings& shape_variables) {
   const Bindings b = config_bindings(shape_variables, config);
   if (std::string why = failed_constraint(kernel, b); !why.empty()) throw Outcome{Status::skipped, why, {}};
@@ -42,7 +71,7 @@ LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const B
   for (std::size_t l = 0; l < kernel.launches.size(); ++l) {
     const LaunchSpec& ls = kernel.launches[l];
     Launch launch;
-    launch.entry = ls.entry;
+    launch.entry = instantiate_entry(ls.entry, b);
     for (std::size_t d = 0; d < ls.grid.size(); ++d)
       launch.grid[d] = eval_dim(ls.grid[d], b, fmt::format("launches[{}].grid[{}]", l, d));
     for (std::size_t d = 0; d < ls.block.size(); ++d)
@@ -53,8 +82,8 @@ LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const B
     if (threads == 0 || launch.grid[0] * launch.grid[1] * launch.grid[2] == 0)
       throw Outcome{Status::skipped, fmt::format("{}: empty launch (grid {}x{}x{}, block {} threads)", ls.entry,
                                                  launch.grid[0], launch.grid[1], launch.grid[2], threads), {}};
-    if (std::find(plan.entries.begin(), plan.entries.end(), ls.entry) == plan.entries.end())
-      plan.entries.push_back(ls.entry);
+    if (std::find(plan.entries.begin(), plan.entries.end(), launch.entry) == plan.entries.end())
+      plan.entries.push_back(launch.entry);
     plan.launches.push_back(launch);
   }
   if (kernel.workspace_bytes) plan.workspace_bytes = eval_dim(*kernel.workspace_bytes, b, "workspace_bytes");

@@ -35,4 +35,12 @@ LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const B
 // "-D BLOCK_M=32 -D DK=128": how a result records its exact options.
 std::string defines_string(const std::vector<Define>& defines);
 
+// What tells one program from another: the defines, and the template instances
+// its entries name (their arguments may be shape variables the defines lack).
+std::string program_key(const std::vector<Define>& defines, const std::vector<std::string>& entries);
+
+// ENTRY with every name of BINDINGS among its template arguments replaced by
+// its value: "attn<BLOCK_M, true>" -> "attn<64, true>". A plain name is returned as is.
+std::string instantiate_entry(const std::string& entry, const Bindings& bindings);
+
 }  // namespace attn

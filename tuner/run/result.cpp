@@ -25,6 +25,7 @@ KernelResources resources_from_json(const nlohmann::json& j) {
   get("theoretical_occupancy", r.theoretical_occupancy);
   get("driver_occupancy", r.driver_occupancy);
   get("occupancy_limited_by", r.occupancy_limited_by);
+  get("symbol", r.symbol);
   if (j.contains("compiler_notes")) r.compiler_notes = j.at("compiler_notes").get<std::vector<std::string>>();
   return r;
 }

@@ -103,6 +103,32 @@ nlohmann::json load_shape(const JsonField& f, const Operation& op) {
   return out;
 }
 
+// "name", or for CUDA "name<ARG, ...>": a template instance NVRTC resolves.
+// Each argument is a literal (64, true, 0.5f), a type (float), or a shape
+// variable or parameter, substituted per configuration (instantiate_entry).
+std::string load_entry(const JsonField& f, const std::vector<std::string>& backends) {
+  const std::string text = f.string();
+  const auto lt = text.find('<');
+  if (lt == std::string::npos) return f.identifier("kernel entry point name");
+  if (!is_identifier(text.substr(0, lt)) || text.back() != '>' || text.find_first_of("<>", lt + 1) != text.size() - 1)
+    f.fail("expected a kernel entry point name, or a template instance \"name<ARG, ...>\" (no nested templates)");
+  for (const auto& backend : backends)
+    if (backend != "cuda")
+      f.fail(fmt::format("'{}' is a templated entry, resolved by NVRTC; {} has no templates: give the kernel "
+                         "\"backends\": [\"cuda\"]", text, backend));
+  static const std::regex argument(R"(\s*[A-Za-z0-9_.+\-]+\s*)");
+  const std::string args = text.substr(lt + 1, text.size() - lt - 2);
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = args.find(',', start);
+    const std::string arg = args.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!std::regex_match(arg, argument))
+      f.fail(fmt::format("template argument '{}' is not a literal, a type or a name", arg));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return text;
+}
+
 std::vector<Expression> load_dims(const JsonField& f, const std::vector<std::string>& names) {
   std::vector<Expression> dims;
   for (const auto& e : f.elements()) dims.push_back(parse_expression(e, names));
@@ -195,7 +221,7 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
   for (const auto& l : launches.elements()) {
     l.expect_object({"entry", "grid", "block", "shared_bytes"});
     LaunchSpec launch;
-    launch.entry = l.member("entry").identifier("kernel entry point name");
+    launch.entry = load_entry(l.member("entry"), k.backends);
     launch.grid = load_dims(l.member("grid"), names);
     launch.block = load_dims(l.member("block"), names);
     if (auto shared = l.optional_member("shared_bytes")) launch.shared_bytes = parse_expression(*shared, names);

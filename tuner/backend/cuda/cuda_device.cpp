@@ -203,7 +203,11 @@ std::unique_ptr<Program> compile_cuda_offline(const CompileRequest& request) {
   std::unique_ptr<CudaProgram> p(new CudaProgram());
   p->result_ = nvrtc_compile(request);
   p->entries_ = request.entries;
-  for (const auto& entry : p->entries_) p->resources_.push_back(resources_from_ptxas(p->result_.ptxas, entry));
+  for (const auto& entry : p->entries_) {
+    KernelResources res = resources_from_ptxas(p->result_.ptxas, p->result_.symbol(entry));
+    if (is_name_expression(entry)) res.symbol = p->result_.symbol(entry);
+    p->resources_.push_back(std::move(res));
+  }
   return p;
 }
 
@@ -385,11 +389,12 @@ std::unique_ptr<Program> CudaDevice::compile(const CompileRequest& request) {
     }
     for (const auto& entry : p->entries_) {
       CUfunction f = nullptr;
-      const CUresult rf = cu::driver().cuModuleGetFunction(&f, mod->module, entry.c_str());
+      const std::string symbol = p->result_.symbol(entry);
+      const CUresult rf = cu::driver().cuModuleGetFunction(&f, mod->module, symbol.c_str());
       if (rf != CUDA_SUCCESS) {
         if (cu::is_sticky_error(rf)) cu::throw_error(rf, "cuModuleGetFunction", __FILE__, __LINE__, cu::Failure::backend);
         throw CompileError(fmt::format("cuda: no kernel '{}' in the module ({}); entries must be "
-                                       "extern \"C\" __global__ functions",
+                                       "extern \"C\" __global__ functions or template instances (\"f<64, true>\")",
                                        entry, cu::error_name(rf)),
                            p->result_.log);
       }
@@ -399,7 +404,8 @@ std::unique_ptr<Program> CudaDevice::compile(const CompileRequest& request) {
       mod->static_shared.push_back(func_attribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
       mod->param_sizes.push_back(param_sizes(f));
 
-      KernelResources res = resources_from_ptxas(p->result_.ptxas, entry);
+      KernelResources res = resources_from_ptxas(p->result_.ptxas, symbol);
+      if (is_name_expression(entry)) res.symbol = symbol;
       res.registers = func_attribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS);
       res.private_mem_bytes = func_attribute(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
       res.static_local_bytes = mod->static_shared.back();

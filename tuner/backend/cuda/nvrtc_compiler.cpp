@@ -358,6 +358,8 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
   argv.reserve(out.options.size());
   for (const auto& o : out.options) argv.push_back(o.c_str());
 
+  for (const std::string& entry : request.entries)
+    if (is_name_expression(entry)) ATTN_NVRTC(nvrtcAddNameExpression(program.get(), entry.c_str()));
   const auto t0 = std::chrono::steady_clock::now();
   const nvrtcResult r = nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
   out.log = program.log();
@@ -380,6 +382,12 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
   if (out.image.empty())
     throw CompileError(fmt::format("nvrtc: {} compiled for {} to an empty image", name, out.arch),
                        out.log);
+  for (const std::string& entry : request.entries) {
+    if (!is_name_expression(entry)) continue;
+    const char* lowered = nullptr;
+    ATTN_NVRTC(nvrtcGetLoweredName(program.get(), entry.c_str(), &lowered));
+    out.lowered_names[entry] = lowered;
+  }
 
   out.ptxas = parse_ptxas_log(out.log);
   // Without ptxas' report (none for PTX; none if a cache answered) a CUBIN's
@@ -389,10 +397,10 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
     if (!can_check) break;
     bool found = false;
     if (out.is_cubin) {
-      const PtxasFunction* f = out.ptxas.find(entry);
+      const PtxasFunction* f = out.ptxas.find(out.symbol(entry));
       found = f && f->is_entry;
     } else {
-      found = ptx_has_entry(std::string_view(out.image.data(), out.image.size()), entry);
+      found = ptx_has_entry(std::string_view(out.image.data(), out.image.size()), out.symbol(entry));
     }
     if (!found)
       throw CompileError(
@@ -431,7 +439,8 @@ std::string nvrtc_cache_key(const CompileRequest& request, const std::string& so
 CacheEntry entry_of(const NvrtcResult& r) {
   CacheEntry e;
   e.log = r.log;
-  e.details = {{"arch", r.arch}, {"is_cubin", r.is_cubin}, {"options", r.options}, {"compile_ms", r.compile_ms}};
+  e.details = {{"arch", r.arch}, {"is_cubin", r.is_cubin}, {"options", r.options}, {"compile_ms", r.compile_ms},
+               {"lowered_names", r.lowered_names}};
   e.image = r.image;
   return e;
 }
@@ -441,11 +450,19 @@ NvrtcResult result_of(const CacheEntry& e, NvrtcResult planned) {
   planned.image = e.image;
   planned.log = e.log;
   planned.ptxas = parse_ptxas_log(planned.log);
+  planned.lowered_names = e.details.value("lowered_names", std::map<std::string, std::string>{});
   planned.from_cache = true;
   return planned;
 }
 
 }  // namespace
+
+bool is_name_expression(std::string_view entry) { return entry.find('<') != std::string_view::npos; }
+
+std::string NvrtcResult::symbol(const std::string& entry) const {
+  const auto it = lowered_names.find(entry);
+  return it == lowered_names.end() ? entry : it->second;
+}
 
 NvrtcResult nvrtc_compile(const CompileRequest& request, std::string_view arch) {
   NvrtcResult out;

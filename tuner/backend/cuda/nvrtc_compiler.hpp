@@ -18,8 +18,10 @@
 //                               mma.h, cuda/pipeline from CCCL)
 //   <extra_options>             the spec's, last, so they can override the above
 // NVRTC knows no host system headers: kernels are self-contained. Entry points
-// are `extern "C" __global__` functions named in request.entries; every one
-// must be in the compiled image.
+// are `extern "C" __global__` functions named in request.entries, or template
+// instances named by an expression ("attn_fwd<64, true>") that NVRTC
+// instantiates and lowers to their mangled names (nvrtcAddNameExpression);
+// every one must be in the compiled image.
 #pragma once
 
 #include <chrono>
@@ -101,7 +103,14 @@ struct NvrtcResult {
   double compile_ms = 0;             // nvrtcCompileProgram + getting the image (a cache hit: reading it)
   bool from_cache = false;           // read from the on-disk compile cache (tuner/cache)
   PtxasReport ptxas;
+  std::map<std::string, std::string> lowered_names;  // name expression of a templated entry -> its symbol
+
+  // The symbol ENTRY has in the image: its lowered name when it is a template instance.
+  std::string symbol(const std::string& entry) const;
 };
+
+// Whether ENTRY names a template instance ("f<1, true>") rather than an extern "C" function.
+bool is_name_expression(std::string_view entry);
 
 // Compiles request.source_text (or the file request.source_path when the text
 // is empty) for `arch` (request.arch when `arch` is empty). Throws CompileError
