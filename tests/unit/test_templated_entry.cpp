@@ -76,9 +76,10 @@ TEST(TemplatedEntry, EachConfigurationLaunchesItsOwnInstanceAndIsItsOwnProgram) 
   EXPECT_NE(program_key(small.defines, small.entries), program_key(large.defines, large.entries));
 }
 
-TEST(TemplatedEntry, AProgramWithPlainEntriesIsKeyedByItsDefinesAlone) {
+TEST(TemplatedEntry, KernelsWithTheSameDefinesButOtherEntriesAreOtherPrograms) {
   const std::vector<Define> defines = {{"BLOCK_M", 16}};
-  EXPECT_EQ(program_key(defines, {"attn", "combine"}), defines_string(defines));
+  EXPECT_NE(program_key(defines, {"attn"}), program_key(defines, {"attn_planted"}));
+  EXPECT_EQ(program_key(defines, {"attn", "combine"}), program_key(defines, {"attn", "combine"}));
 }
 
 TEST(TemplatedEntry, OnAnOpenClSourceItIsASpecErrorNamingTheLaunch) {

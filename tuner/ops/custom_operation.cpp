@@ -37,6 +37,7 @@ class CustomProblem final : public Problem {
       buffers_.push_back(std::move(hb));
     }
     if (def.flops) flops_ = static_cast<double>(def.flops->eval(vars));
+    if (def.cpu_reference) compute_cpu_reference(vars);
   }
 
   std::vector<std::byte> params_bytes() const override { return {}; }
@@ -55,27 +56,38 @@ class CustomProblem final : public Problem {
     return out;
   }
 
-  void set_reference_outputs(std::vector<std::vector<std::byte>> outputs) override { reference_ = std::move(outputs); }
+  void set_reference_outputs(std::vector<std::vector<std::byte>> outputs) override {
+    reference_.clear();
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      const BufferType type = output_buffer(o).type;
+      std::vector<double> values(outputs[o].size() / element_bytes(type));
+      for (std::size_t e = 0; e < values.size(); ++e)
+        // A reference kernel that left an element unwritten verifies nothing there: NaN fails below.
+        values[e] = element_is_bad(outputs[o], type, e) ? std::nan("") : element_value(outputs[o], type, e);
+      reference_.push_back(std::move(values));
+    }
+  }
 
   VerifyReport verify(const std::vector<std::vector<std::byte>>& outputs, const Tolerance& tol) const override {
     if (reference_.size() != outputs.size())
-      throw Error(fmt::format("no reference outputs to compare with (reference kernel '{}')", def_.reference.kernel));
+      throw Error(fmt::format("no reference outputs to compare with ({})", reference_name()));
     VerifyReport r;
     double err2 = 0, ref2 = 0, worst_abs = -1;
+    const std::string giver = def_.cpu_reference ? reference_name() : "the reference kernel";
     std::size_t o = 0;
     for (const auto& cb : def_.buffers) {
       if (!cb.output) continue;
       const auto& got = outputs[o];
       const auto& want = reference_[o++];
       const std::size_t n = got.size() / element_bytes(cb.type);
+      if (want.size() != n) throw Error(fmt::format("{} gave {} values for {}'s {}", reference_name(), want.size(), cb.name, n));
       r.rows_total += static_cast<long long>(n);
       r.rows_checked += static_cast<long long>(n);
       for (std::size_t e = 0; e < n; ++e) {
         // A reference that left an element unwritten verifies nothing there: a broken reference fails.
-        if (element_is_bad(want, cb.type, e)) {
+        if (!std::isfinite(want[e])) {
           r.passed = false;
-          r.worst = fmt::format("the reference kernel '{}' left {}[{}] unwritten or not finite ({})",
-                                def_.reference.kernel, cb.name, e, element_value(want, cb.type, e));
+          r.worst = fmt::format("{} left {}[{}] unwritten or not finite", reference_name(), cb.name, e);
           return r;
         }
         if (element_is_bad(got, cb.type, e)) {
@@ -83,13 +95,13 @@ class CustomProblem final : public Problem {
             r.worst = fmt::format("{}[{}] = {} (not written, or not finite)", cb.name, e, element_value(got, cb.type, e));
           continue;
         }
-        const double g = element_value(got, cb.type, e), w = element_value(want, cb.type, e);
+        const double g = element_value(got, cb.type, e), w = want[e];
         const double diff = std::abs(g - w);
         err2 += diff * diff;
         ref2 += w * w;
         if (diff > worst_abs) {
           worst_abs = diff;
-          if (r.nonfinite == 0) r.worst = fmt::format("{}[{}] = {:.8g}, the reference kernel gives {:.8g}", cb.name, e, g, w);
+          if (r.nonfinite == 0) r.worst = fmt::format("{}[{}] = {:.8g}, {} gives {:.8g}", cb.name, e, g, giver, w);
         }
       }
     }
@@ -107,8 +119,44 @@ class CustomProblem final : public Problem {
   }
 
  private:
+  std::string reference_name() const {
+    return def_.cpu_reference ? fmt::format("the CPU reference '{}'", def_.cpu_reference->name)
+                              : fmt::format("the reference kernel '{}'", def_.reference.kernel);
+  }
+
+  const CustomBuffer& output_buffer(std::size_t index) const {
+    for (const auto& cb : def_.buffers)
+      if (cb.output && index-- == 0) return cb;
+    throw Error("more reference outputs than output buffers");
+  }
+
+  // The CPU function over the inputs it names; its outputs in the order of the output buffers.
+  void compute_cpu_reference(const Bindings& vars) {
+    const CpuReference& ref = *def_.cpu_reference;
+    std::vector<std::vector<double>> inputs;
+    for (const auto& name : ref.inputs) {
+      const std::size_t b = buffer_index(name);
+      const BufferType type = def_.buffers[b].type;
+      std::vector<double> values(buffers_[b].data.size() / element_bytes(type));
+      for (std::size_t e = 0; e < values.size(); ++e) values[e] = element_value(buffers_[b].data, type, e);
+      inputs.push_back(std::move(values));
+    }
+    std::vector<std::vector<double>> computed = ref.compute(vars, inputs);
+    for (const auto& cb : def_.buffers) {
+      if (!cb.output) continue;
+      const auto at = std::find(ref.outputs.begin(), ref.outputs.end(), cb.name) - ref.outputs.begin();
+      reference_.push_back(std::move(computed.at(static_cast<std::size_t>(at))));
+    }
+  }
+
+  std::size_t buffer_index(const std::string& name) const {
+    for (std::size_t b = 0; b < def_.buffers.size(); ++b)
+      if (def_.buffers[b].name == name) return b;
+    throw Error(fmt::format("no buffer '{}'", name));
+  }
+
   const CustomDefinition& def_;
-  std::vector<std::vector<std::byte>> reference_;  // per output buffer
+  std::vector<std::vector<double>> reference_;  // per output buffer
   double flops_ = 0;
 };
 
@@ -143,6 +191,12 @@ class CustomOperation final : public Operation {
         return fmt::format("buffer '{}': {}", b.name, e.what());
       }
       if (n < 1) return fmt::format("buffer '{}' has {} elements (size `{}`)", b.name, n, b.size->text());
+      if (def_.cpu_reference) {
+        const auto want = def_.cpu_reference->sizes(vars);
+        if (const auto it = want.find(b.name); it != want.end() && it->second != n)
+          return fmt::format("buffer '{}' has {} elements; the CPU reference '{}' needs {} ({})", b.name, n,
+                             def_.cpu_reference->name, it->second, def_.cpu_reference->definition);
+      }
     }
     return {};
   }
@@ -150,7 +204,10 @@ class CustomOperation final : public Operation {
   Tolerance default_tolerance(const json&) const override { return Tolerance{1e-4, 1e-3, 0}; }
 
   bool has_params_struct() const override { return false; }
-  std::optional<DeviceReference> device_reference() const override { return def_.reference; }
+  std::optional<DeviceReference> device_reference() const override {
+    if (def_.cpu_reference) return std::nullopt;
+    return def_.reference;
+  }
 
   std::unique_ptr<Problem> make_problem(const json& f, std::uint64_t seed) const override {
     return std::make_unique<CustomProblem>(def_, field_values(def_.fields, f), seed);

@@ -1,7 +1,7 @@
 // An operation declared in a spec instead of in C++: integer shape fields,
 // buffers (name, element type, size expression, initial values, input or
-// output) and a reference kernel of the same spec, run once per shape on the
-// same device. Outputs are poisoned before every run and compared with the
+// output) and a reference: a kernel of the same spec, run once per shape on
+// the same device, or a CPU function of attn-tune's (tuner/ops/cpu_references). Outputs are poisoned before every run and compared with the
 // reference's by relative L2 and max abs, as every operation's are.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tuner/ops/cpu_references.hpp"
 #include "tuner/ops/custom_buffers.hpp"
 #include "tuner/ops/operation.hpp"
 
@@ -26,7 +27,8 @@ struct CustomBuffer {
 struct CustomDefinition {
   std::vector<std::string> fields;  // integer shape fields, all required
   std::vector<CustomBuffer> buffers;  // in declaration order
-  DeviceReference reference;
+  DeviceReference reference;               // used when cpu_reference is null
+  const CpuReference* cpu_reference = nullptr;
   std::shared_ptr<const Expression> flops;  // optional; throughput in GFLOP/s when given
 };
 

@@ -34,8 +34,7 @@ std::string defines_string(const std::vector<Define>& defines) {
 
 std::string program_key(const std::vector<Define>& defines, const std::vector<std::string>& entries) {
   std::string key = defines_string(defines);
-  for (const auto& e : entries)
-    if (e.find('<') != std::string::npos) key += " | " + e;
+  for (const auto& e : entries) key += " | " + e;
   return key;
 }
 

@@ -35,8 +35,9 @@ LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const B
 // "-D BLOCK_M=32 -D DK=128": how a result records its exact options.
 std::string defines_string(const std::vector<Define>& defines);
 
-// What tells one program from another: the defines, and the template instances
-// its entries name (their arguments may be shape variables the defines lack).
+// What tells one program from another: the defines, and the entries it must
+// hold (two kernels of a spec may share defines; a template instance's
+// arguments may be shape variables the defines lack).
 std::string program_key(const std::vector<Define>& defines, const std::vector<std::string>& entries);
 
 // ENTRY with every name of BINDINGS among its template arguments replaced by
