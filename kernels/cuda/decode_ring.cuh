@@ -85,6 +85,10 @@ __device__ __forceinline__ void merge_state(float& m, float& l, float* o, float 
  * Where the rows are comes from the source Kv (the only difference between
  * the contiguous and the paged decode kernels):
  *   kAlign           1, or 16 when only 16-key groups are contiguous
+ *   kLookup          rows found through a table (a paged cache's block table):
+ *                    ref(key) reads the key's entry, row_in(ref, key) is row(key);
+ *                    the entries of the next stage a warp will issue are read one
+ *                    iteration ahead, so that issuing it waits for no table load
  *   k, v             element pointers the offsets below are relative to
  *   row(key)         element offset of the key's row (K and V alike)
  *   row_stride()     elements between consecutive keys of one 16-key group
@@ -151,13 +155,27 @@ __device__ __forceinline__ void ring_pass(const Kv& kv, const __half* __restrict
     const int l_chunk = (l_real ? lch : 0) * 8;
     const int g_lane = lrow * rs + l_chunk;
     const unsigned s_lane = (unsigned)(lrow * kRowBytes + ((lch ^ lrow) << 4));
+    /* kLookup: the table entries of the next whole stage this warp issues (16-key group u's in
+     * refs[u]; clamped into the split for a partial stage, which looks its rows up one by one) */
+    [[maybe_unused]] int refs[kU];
+    [[maybe_unused]] auto lookup = [&](int i) {
+        if constexpr (Kv::kLookup) {
+            const int key0 = r_base + (warp + i * kWarps) * kStageKeys;
+#pragma unroll
+            for (int u = 0; u < kU; ++u) refs[u] = kv.ref(min(key0 + 16 * u, r_end - 1));
+        }
+    };
+    auto group_row = [&](int u, int key) {
+        if constexpr (Kv::kLookup) return kv.row_in(refs[u], key);
+        else return kv.row(key);
+    };
     auto issue = [&](int i, int buf) {
         const int key0 = r_base + (warp + i * kWarps) * kStageKeys;
         const unsigned kdst = ring + buf * kStageBytes;
         if ((Kv::kAlign == 1 || key0 >= r_begin) && key0 + kStageKeys <= r_end) { /* warp-uniform: a whole stage */
 #pragma unroll
             for (int u = 0; u < kU; ++u) { /* one 16-key group: one row lookup */
-                const auto g0 = kv.row(key0 + 16 * u) + g_lane;
+                const auto g0 = group_row(u, key0 + 16 * u) + g_lane;
 #pragma unroll
                 for (int it = 0; it < kGroupIters; ++it) {
                     const int row = kRowStep * (u * kGroupIters + it);
@@ -188,9 +206,14 @@ __device__ __forceinline__ void ring_pass(const Kv& kv, const __half* __restrict
     /* prologue: stages 0 .. kStages - 2, one commit group each (empty past my_n) */
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
-        if (s < my_n) issue(s, s);
+        if (s < my_n) {
+            if constexpr (Kv::kLookup) lookup(s);
+            issue(s, s);
+        }
         cp_async_commit();
     }
+    if constexpr (Kv::kLookup)
+        if (kStages - 1 < my_n) lookup(kStages - 1);
 
     /* Q^T B fragments (k = head dims, n = heads): qb[n][ks][0] = Q[hq0 + 8n + lg][16ks + 2lt ..+1],
      * qb[n][ks][1] = Q[hq0 + 8n + lg][16ks + 8 + 2lt ..+1]; zero for heads >= hq_end.
@@ -252,6 +275,8 @@ __device__ __forceinline__ void ring_pass(const Kv& kv, const __half* __restrict
         cp_async_wait<kStages - 2>(); /* this lane's copies of stage i have landed ... */
         __syncwarp();                 /* ... and every lane's; buffer wr (stage i - 1) is free */
         if (i + kStages - 1 < my_n) issue(i + kStages - 1, wr);
+        if constexpr (Kv::kLookup)
+            if (i + kStages < my_n) lookup(i + kStages); /* waited for at the next issue, not now */
         cp_async_commit();
 
         const int key0 = r_base + (warp + i * kWarps) * kStageKeys;

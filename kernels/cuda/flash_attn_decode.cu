@@ -649,6 +649,7 @@ __device__ __forceinline__ void split_pass_mma(const elem_t* __restrict__ q, con
 static_assert(DEC_SMEM_BYTES == DEC_RING_BYTES, "DEC_SMEM_BYTES");
 struct ContiguousKv {
     static constexpr int kAlign = 1;
+    static constexpr bool kLookup = false;
     const elem_t* k;
     const elem_t* v;      /* this (b, KV head)'s rows */
     const elem_t* q;      /* sequence b's [Hq][D] */

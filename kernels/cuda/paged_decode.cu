@@ -97,6 +97,11 @@ __device__ __forceinline__ float to_float(elem_t x) { return __bfloat162float(x)
 #define PD_NEG_INF (__int_as_float(0xff800000)) /* NVRTC has no math.h INFINITY */
 
 #if PAGED_MMA
+#define PD_BOUNDS __launch_bounds__(THREADS, 1) /* without the 1, ptxas holds the ring pass to 128 registers and spills */
+#else
+#define PD_BOUNDS __launch_bounds__(THREADS)
+#endif
+#if PAGED_MMA
 #define DEC_THREADS THREADS
 #define DEC_UNROLL UNROLL
 #define DEC_STAGES STAGES
@@ -152,6 +157,7 @@ __device__ __forceinline__ void merge_into(float& m, float& l, float* acc, float
 /* PAGED_MMA 1: rows through the block table; the partials go to part_of(b, head, split) */
 struct PagedKv {
     static constexpr int kAlign = 16; /* a 16-key group lies in one page */
+    static constexpr bool kLookup = true;
     const elem_t* k;
     const elem_t* v;                  /* the pools, offset to this KV head */
     const int* table;                 /* sequence b's block table row */
@@ -160,9 +166,11 @@ struct PagedKv {
     long long stride_q_h;
     float* part;                      /* (b, head 0, split) */
     long long part_h;                 /* floats between heads' partials */
-    __device__ __forceinline__ long long row(int key) const {
-        return (long long)table[key / page_size] * stride_page + (long long)(key % page_size) * stride_n;
+    __device__ __forceinline__ int ref(int key) const { return __ldg(table + key / page_size); }
+    __device__ __forceinline__ long long row_in(int page, int key) const {
+        return (long long)page * stride_page + (long long)(key % page_size) * stride_n;
     }
+    __device__ __forceinline__ long long row(int key) const { return row_in(ref(key), key); }
     __device__ __forceinline__ int row_stride() const { return stride_n; }
     __device__ __forceinline__ const elem_t* q_head(int h) const { return q + h * stride_q_h; }
     __device__ __forceinline__ float* out_o(int h) const { return part + h * part_h; }
@@ -202,7 +210,7 @@ __device__ __forceinline__ void ring_split(const elem_t* __restrict__ q, const e
 
 }  // namespace pd
 
-extern "C" __global__ void __launch_bounds__(THREADS)
+extern "C" __global__ void PD_BOUNDS
 paged_decode_split(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const elem_t* __restrict__ v,
                    const __half* __restrict__ mask, const float* __restrict__ sinks, elem_t* __restrict__ o,
                    const int* __restrict__ cu_seqlens_q, const int* __restrict__ cu_seqlens_k,
