@@ -9,7 +9,7 @@
 #include "tuner/cache/cache_entry.hpp"
 #include "tuner/cache/cache_key.hpp"
 #include "tuner/cache/cache_store.hpp"
-#include "tuner/cache/included_files.hpp"
+#include "tuner/core/included_files.hpp"
 #include "tuner/core/text_file.hpp"
 
 namespace attn {
@@ -84,7 +84,7 @@ TEST(CacheKey, EveryPartChangesTheKey) {
   EXPECT_NE(changed([](CacheKeyParts& p) { p.options = {"-D A=1", ""}; }), k);
 }
 
-TEST(IncludedFiles, NestedQuotedAndAngledIncludesAreHashedOnce) {
+TEST(CacheKeySource, NestedQuotedAndAngledIncludesAreHashedOnceAndAMissingOneIsNotCached) {
   test::TempDir dir;
   fs::create_directories(dir / "inc" / "sub");
   dir.write("inc/a.h", "#include \"sub/b.h\"\n#include <c.h>\n");
@@ -92,18 +92,21 @@ TEST(IncludedFiles, NestedQuotedAndAngledIncludesAreHashedOnce) {
   dir.write("inc/sub/d.h", "// d\n");
   dir.write("inc/c.h", "#include \"a.h\"  // a cycle, followed once\n");
   const std::string source = "  #  include \"a.h\"\n#include <cuda_fp16.h>\nkernel void k() {}\n";
-  const IncludedFiles found = included_files(source, dir / "k.cl", {dir / "inc"});
-  EXPECT_TRUE(found.complete);  // <cuda_fp16.h> is the compiler's own
+  CacheKeyParts parts;
+  EXPECT_TRUE(key_source(parts, source, dir / "k.cl", {dir / "inc"}));  // <cuda_fp16.h> is the compiler's own
   std::vector<std::string> names;
-  for (const auto& [path, sha] : found.files) names.push_back(fs::path(path).filename().string());
+  for (const auto& [path, sha] : parts.included) names.push_back(fs::path(path).filename().string());
   EXPECT_EQ(names, (std::vector<std::string>{"a.h", "b.h", "d.h", "c.h"}));
 
-  const auto before = found.files;
+  const auto before = parts.included;
   dir.write("inc/sub/d.h", "// d, edited\n");
-  const IncludedFiles after = included_files(source, dir / "k.cl", {dir / "inc"});
-  EXPECT_NE(after.files, before);
+  key_source(parts, source, dir / "k.cl", {dir / "inc"});
+  EXPECT_NE(parts.included, before);
 
-  EXPECT_FALSE(included_files("#include \"missing.h\"\n", dir / "k.cl", {dir / "inc"}).complete);
+  CacheKeyParts missing;
+  EXPECT_FALSE(key_source(missing, "#include \"missing.h\"\n", dir / "k.cl", {dir / "inc"}));
+  EXPECT_EQ(included_files("#include \"missing.h\"\n", dir / "k.cl", {dir / "inc"}).missing,
+            std::vector<std::string>{"missing.h"});
 }
 
 TEST(CacheStore, AnEntrySavedIsLoadedAndACorruptedOneIsRemoved) {

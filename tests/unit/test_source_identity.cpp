@@ -76,6 +76,15 @@ TEST(SourceIdentity, ResolvesAnIncludeBesideTheIncludingFileBeforeTheIncludeDirs
   EXPECT_EQ(id.files[1].path, beside.lexically_normal());
 }
 
+TEST(SourceIdentity, FollowsAnAngledIncludeFoundInTheIncludeDirsAndAHeaderIncludingTheSourceBackEndsThere) {
+  Tree t;
+  t.dir.write("kernels/common/angled.h", "#include \"cuda/k.cu\"  // back to the source: a cycle\n");
+  t.dir.write("kernels/cuda/k.cu", "#include <common/angled.h>\n#include <cuda_fp16.h>\n");
+  const SourceIdentity id = t.identity();
+  ASSERT_EQ(id.files.size(), 2u);  // the source once, the angled header; cuda_fp16.h is the compiler's own
+  EXPECT_EQ(id.files[1].path, (t.dir / "kernels/common/angled.h").lexically_normal());
+}
+
 TEST(SourceIdentity, AnUnreadableSourceIsAnErrorNamingIt) {
   test::TempDir dir;
   try {

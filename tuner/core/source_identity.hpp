@@ -6,24 +6,18 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+#include "tuner/core/included_files.hpp"
 
-struct SourceFile {
-  std::filesystem::path path;  // as found: the source as given, an include as dir / name (lexically normal)
-  std::string sha256;          // of the file's bytes
-};
+namespace attn {
 
 struct SourceIdentity {
   std::string sha256;              // of the files' sha256 values in order: the source's identity
   std::vector<SourceFile> files;   // the source first, then each included file once, in include order
 };
 
-// Follows every #include "name" (recursively, each file once) as the compilers
-// do: relative to the including file's directory, then in include_dirs in
-// order. Includes under #if are followed whatever the condition (the file is
-// part of the source either way); <system> includes and quoted names found
-// nowhere are left out (the compiler reports those). Throws Error when the
-// source cannot be read.
+// The source and the files it includes, found by included_files (quoted names
+// found nowhere are left out: the compiler reports those). Throws Error when
+// the source cannot be read.
 SourceIdentity source_identity(const std::filesystem::path& source,
                                const std::vector<std::filesystem::path>& include_dirs);
 

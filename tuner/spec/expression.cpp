@@ -73,26 +73,50 @@ class IntegerParser : public mu::ParserInt {
   }
 };
 
+using Slots = std::map<std::string, double, std::less<>>;  // node-stable addresses for DefineVar
+
+// What both expression kinds do with their parser: binds NAMES to SLOTS,
+// parses TEXT and returns the names it uses. Throws ExpressionError on a
+// syntax error or a name not in NAMES.
+std::vector<std::string> parse(mu::ParserBase& parser, Slots& slots, const std::string& text,
+                               const std::vector<std::string>& names) {
+  for (const auto& name : names) parser.DefineVar(name, &slots[name]);
+  std::vector<std::string> used;
+  try {
+    parser.SetExpr(text);
+    // Parses with undefined names allowed and lists every name used: syntax errors throw here.
+    for (const auto& [name, _] : parser.GetUsedVar()) used.push_back(name);
+  } catch (const mu::ParserError& e) {
+    throw ExpressionError(fmt::format("cannot parse \"{}\": {}", text, e.GetMsg()));
+  }
+  for (const auto& name : used)
+    if (!slots.contains(name))
+      throw ExpressionError(fmt::format("unknown name '{}' in \"{}\" (known: {})", name, text, fmt::join(names, ", ")));
+  return used;
+}
+
+ExpressionError no_value(const std::string& text, const std::string& name) {
+  return ExpressionError(fmt::format("\"{}\": no value for '{}'", text, name));
+}
+
+double evaluate(const mu::ParserBase& parser, const std::string& text) {
+  try {
+    return parser.Eval();
+  } catch (const mu::ParserError& e) {
+    throw ExpressionError(fmt::format("cannot evaluate \"{}\": {}", text, e.GetMsg()));
+  }
+}
+
 }  // namespace
 
 struct Expression::Impl {
   IntegerParser parser;
-  std::map<std::string, double, std::less<>> slots;  // node-stable addresses for DefineVar
+  Slots slots;
 };
 
 Expression::Expression(std::string text, const std::vector<std::string>& names)
     : text_(std::move(text)), impl_(std::make_unique<Impl>()) {
-  for (const auto& name : names) impl_->parser.DefineVar(name, &impl_->slots[name]);
-  try {
-    impl_->parser.SetExpr(text_);
-    // Parses with undefined names allowed and lists every name used: syntax errors throw here.
-    for (const auto& [name, _] : impl_->parser.GetUsedVar()) used_.push_back(name);
-  } catch (const mu::ParserError& e) {
-    throw ExpressionError(fmt::format("cannot parse \"{}\": {}", text_, e.GetMsg()));
-  }
-  for (const auto& name : used_)
-    if (!impl_->slots.contains(name))
-      throw ExpressionError(fmt::format("unknown name '{}' in \"{}\" (known: {})", name, text_, fmt::join(names, ", ")));
+  used_ = parse(impl_->parser, impl_->slots, text_, names);
 }
 
 Expression::Expression(Expression&&) noexcept = default;
@@ -102,33 +126,20 @@ Expression::~Expression() = default;
 long long Expression::eval(const Bindings& values) const {
   for (const auto& name : used_) {
     auto it = values.find(name);
-    if (it == values.end()) throw ExpressionError(fmt::format("\"{}\": no value for '{}'", text_, name));
+    if (it == values.end()) throw no_value(text_, name);
     impl_->slots.find(name)->second = static_cast<double>(it->second);
   }
-  try {
-    return to_int(impl_->parser.Eval());
-  } catch (const mu::ParserError& e) {
-    throw ExpressionError(fmt::format("cannot evaluate \"{}\": {}", text_, e.GetMsg()));
-  }
+  return to_int(evaluate(impl_->parser, text_));
 }
 
 struct FloatExpression::Impl {
   mu::Parser parser;
-  std::map<std::string, double, std::less<>> slots;
+  Slots slots;
 };
 
 FloatExpression::FloatExpression(std::string text, const std::vector<std::string>& names)
     : text_(std::move(text)), impl_(std::make_unique<Impl>()) {
-  for (const auto& name : names) impl_->parser.DefineVar(name, &impl_->slots[name]);
-  try {
-    impl_->parser.SetExpr(text_);
-    for (const auto& [name, _] : impl_->parser.GetUsedVar()) used_.push_back(name);
-  } catch (const mu::ParserError& e) {
-    throw ExpressionError(fmt::format("cannot parse \"{}\": {}", text_, e.GetMsg()));
-  }
-  for (const auto& name : used_)
-    if (!impl_->slots.contains(name))
-      throw ExpressionError(fmt::format("unknown name '{}' in \"{}\" (known: {})", name, text_, fmt::join(names, ", ")));
+  used_ = parse(impl_->parser, impl_->slots, text_, names);
 }
 
 FloatExpression::FloatExpression(FloatExpression&&) noexcept = default;
@@ -143,16 +154,11 @@ double FloatExpression::eval(const Bindings& integers, const NumberBindings& num
     } else if (auto i = integers.find(name); i != integers.end()) {
       value = static_cast<double>(i->second);
     } else {
-      throw ExpressionError(fmt::format("\"{}\": no value for '{}'", text_, name));
+      throw no_value(text_, name);
     }
     impl_->slots.find(name)->second = value;
   }
-  double v;
-  try {
-    v = impl_->parser.Eval();
-  } catch (const mu::ParserError& e) {
-    throw ExpressionError(fmt::format("cannot evaluate \"{}\": {}", text_, e.GetMsg()));
-  }
+  const double v = evaluate(impl_->parser, text_);
   if (!std::isfinite(v)) throw ExpressionError(fmt::format("\"{}\" is not finite ({})", text_, v));
   return v;
 }

@@ -13,7 +13,6 @@
 
 #include "tuner/cache/cache_key.hpp"
 #include "tuner/cache/cache_store.hpp"
-#include "tuner/cache/included_files.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/identifier.hpp"
 #include "tuner/core/sha256.hpp"
@@ -423,14 +422,11 @@ std::string nvrtc_cache_key(const CompileRequest& request, const std::string& so
   parts.backend = "nvrtc";
   parts.compiler = "nvrtc " + nvrtc_version();
   parts.target = planned.arch;
-  parts.source_sha256 = sha256_hex(source);
   // The source's name matters: NVRTC resolves quoted includes from its folder and prints it in the log.
   parts.options.push_back("name=" + request.source_path.string());
   std::vector<std::filesystem::path> dirs = request.include_dirs;
   for (const auto& d : cuda_toolkit_include_dirs()) dirs.push_back(d);
-  const IncludedFiles included = included_files(source, request.source_path, dirs);
-  parts.included = included.files;
-  cache_failures = included.complete;
+  cache_failures = key_source(parts, source, request.source_path, dirs);
   for (const auto& o : planned.options) parts.options.push_back(o);
   parts.entries = request.entries;
   return cache_key(parts);

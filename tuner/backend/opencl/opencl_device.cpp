@@ -11,7 +11,6 @@
 #include "tuner/backend/opencl/cl_call.hpp"
 #include "tuner/cache/cache_key.hpp"
 #include "tuner/cache/cache_store.hpp"
-#include "tuner/cache/included_files.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/identifier.hpp"
 #include "tuner/core/sha256.hpp"
@@ -318,10 +317,7 @@ class OpenClDevice final : public Device {
     parts.backend = "opencl";
     parts.compiler = fmt::format("{} | {} | driver {}", info_.platform, info_.arch, info_.driver_version);
     parts.target = fmt::format("{} | {}", info_.vendor, info_.name);
-    parts.source_sha256 = sha256_hex(request.source_text);
-    const IncludedFiles included = included_files(request.source_text, request.source_path, request.include_dirs);
-    parts.included = included.files;
-    cache_failures = included.complete;
+    cache_failures = key_source(parts, request.source_text, request.source_path, request.include_dirs);
     parts.options = {options};
     parts.entries = request.entries;
     return cache_key(parts);

@@ -1,4 +1,4 @@
-#include "tuner/cache/included_files.hpp"
+#include "tuner/core/included_files.hpp"
 
 #include <set>
 #include <system_error>
@@ -16,8 +16,8 @@ struct Directive {
   bool quoted = false;
 };
 
-// The #include directives of TEXT, comments not removed (an include in a comment
-// only adds a file to the key).
+// The #include directives of TEXT, comments not removed (an include in a
+// comment at the start of a line only adds a file).
 std::vector<Directive> include_directives(const std::string& text) {
   std::vector<Directive> out;
   std::size_t pos = 0;
@@ -53,32 +53,44 @@ bool is_file(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
+fs::path find_include(const Directive& d, const fs::path& including_dir, const std::vector<fs::path>& dirs) {
+  if (d.quoted && is_file(including_dir / d.name)) return (including_dir / d.name).lexically_normal();
+  for (const auto& dir : dirs)
+    if (is_file(dir / d.name)) return (dir / d.name).lexically_normal();
+  return {};
+}
+
+// The key under which a file counts once, however it was reached.
+std::string file_key(const fs::path& path) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(path, ec);
+  return (ec ? path.lexically_normal() : canonical).string();
+}
+
 void follow(const std::string& text, const fs::path& folder, const std::vector<fs::path>& include_dirs,
             std::set<std::string>& seen, IncludedFiles& result) {
   for (const Directive& d : include_directives(text)) {
-    fs::path found;
-    if (d.quoted && is_file(folder / d.name)) found = folder / d.name;
-    for (std::size_t k = 0; found.empty() && k < include_dirs.size(); ++k)
-      if (is_file(include_dirs[k] / d.name)) found = include_dirs[k] / d.name;
+    const fs::path found = find_include(d, folder, include_dirs);
     if (found.empty()) {
-      if (d.quoted) result.complete = false;
+      if (d.quoted) result.missing.push_back(d.name);
       continue;
     }
-    const std::string key = found.lexically_normal().string();
-    if (!seen.insert(key).second) continue;
+    if (!seen.insert(file_key(found)).second) continue;
     const std::string contents = read_text_file(found);
-    result.files.emplace_back(key, sha256_hex(contents));
+    result.files.push_back({found, sha256_hex(contents)});
+    // Depth first, so files are listed in the order the preprocessor first opens them.
     follow(contents, found.parent_path(), include_dirs, seen, result);
   }
 }
 
 }  // namespace
 
-IncludedFiles included_files(const std::string& source, const fs::path& source_path,
+IncludedFiles included_files(const std::string& text, const fs::path& source_path,
                              const std::vector<fs::path>& include_dirs) {
   IncludedFiles result;
   std::set<std::string> seen;
-  follow(source, source_path.parent_path(), include_dirs, seen, result);
+  if (!source_path.empty()) seen.insert(file_key(source_path));
+  follow(text, source_path.parent_path(), include_dirs, seen, result);
   return result;
 }
 
