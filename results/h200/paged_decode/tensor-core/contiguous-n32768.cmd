@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/paged_decode_contiguous.json -k decode_cpasync --shape fp16-h32-kv8-n32768\,fp16-h32-kv4-n32768 --device cuda:0 --seed 1 --watchdog 900 --max-time 0.3 --warmup-time 0.25 --overwrite --out /root/out/contiguous-n32768.json 

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune determinism configs/paged_decode.json -k paged_decode_mma --set SPLIT_KEYS=1024\,THREADS=128\,STAGES=2\,UNROLL=1 --head-dims 128\,256 --gqa 1\,4\,8\,16 --features all --shape fp16-h32-kv8-n4096-p16\,Hq=16\,Hkv=16\,num_pages=0 --device cuda:0 --seed 1 --out /root/out/paged-matrix.json 

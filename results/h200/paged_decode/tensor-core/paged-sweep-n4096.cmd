@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/paged_decode.json -k paged_decode_mma --shape fp16-h32-kv32-n4096-p16\,fp16-h32-kv8-n4096-p16\,fp16-h32-kv4-n4096-p16 --device cuda:0 --seed 1 --watchdog 900 --max-time 0.3 --warmup-time 0.25 --overwrite --out /root/out/paged-sweep-n4096.json 

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/paged_decode_small.json -k paged_decode_mma --device cuda:0 --seed 1 --watchdog 900 --max-time 0.05 --warmup-time 0 --tie-rounds 0 --overwrite --out /root/out/small.json 
