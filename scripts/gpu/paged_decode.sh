@@ -10,7 +10,7 @@
 #
 #   scripts/gpu/paged_decode.sh OUT_DIR [quick | full | STEP...]
 #
-# quick (under 8 minutes on an H200, the build included): small, paged-sweep-n4096,
+# quick (487 s on an H200, the build included: results/h200/paged_decode/tensor-core/): small, paged-sweep-n4096,
 #   cudacore-n4096 (without GQA only), paged-sweep-n32768 (GQA 4 and 8), contiguous-n4096,
 #   contiguous-n32768, compare, paged-matrix (features all on / all off)
 # full (the default): the same steps on every length (N = 32768 without GQA and bf16 too),
