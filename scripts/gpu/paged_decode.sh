@@ -10,12 +10,13 @@
 #
 #   scripts/gpu/paged_decode.sh OUT_DIR [quick | full | STEP...]
 #
-# quick (487 s on an H200, the build included: results/h200/paged_decode/tensor-core/): small, paged-sweep-n4096,
-#   cudacore-n4096 (without GQA only), paged-sweep-n32768 (GQA 4 and 8), contiguous-n4096,
-#   contiguous-n32768, compare, paged-matrix (features all on / all off)
+# quick (about 7.5 minutes on an H200, the build included; results/h200/paged_decode/tensor-core/ took
+#   487 s with cudacore-n4096's 33 s, which quick no longer runs: the CUDA-core kernel lost there): small,
+#   paged-sweep-n4096, paged-sweep-n32768 (GQA 4 and 8), contiguous-n4096, contiguous-n32768, compare,
+#   paged-matrix (features all on / all off)
 # full (the default): the same steps on every length (N = 32768 without GQA and bf16 too),
 #   the CUDA-core kernel on every N = 4096 length and the complete determinism matrix
-# Steps (each one attn-tune command, each inside 10 minutes on an H100/H200):
+# Steps (each one attn-tune command, each inside 10 minutes on an H100/H200; named steps run alone):
 #   small               configs/paged_decode_small.json's paged_decode_mma (full: and paged_decode), every
 #                       configuration verified: a wrong answer (or any result not ok) stops the script
 #   paged-sweep-n4096   paged-sweep-n32768   paged_decode_mma, every configuration
@@ -125,7 +126,7 @@ step_small() {
 step_paged-sweep-n4096() { sweep paged-sweep-n4096 configs/paged_decode.json paged_decode_mma "$paged_4096"; }
 step_paged-sweep-n32768() { sweep paged-sweep-n32768 configs/paged_decode.json paged_decode_mma "$paged_32768"; }
 # The CUDA-core kernel's board is named paged-sweep-* too, so that compare takes it when it wins
-# (quick: without GQA only, where it came within 0.96x of the contiguous kernel before).
+# (a step of its own: `paged_decode.sh OUT quick cudacore-n4096` runs it without GQA only).
 step_cudacore-n4096() { sweep paged-sweep-cudacore-n4096 configs/paged_decode.json paged_decode "$cudacore_4096"; }
 step_contiguous-n4096() { sweep contiguous-n4096 configs/paged_decode_contiguous.json decode_cpasync "$contiguous_4096"; }
 step_contiguous-n32768() { sweep contiguous-n32768 configs/paged_decode_contiguous.json decode_cpasync "$contiguous_32768"; }
@@ -177,7 +178,7 @@ finish() {
   exit "$1"
 }
 
-quick_steps=(small paged-sweep-n4096 cudacore-n4096 paged-sweep-n32768 contiguous-n4096 contiguous-n32768 compare paged-matrix)
+quick_steps=(small paged-sweep-n4096 paged-sweep-n32768 contiguous-n4096 contiguous-n32768 compare paged-matrix)
 all_steps=(small paged-sweep-n4096 cudacore-n4096 contiguous-n4096 paged-sweep-n32768 contiguous-n32768 compare paged-matrix)
 steps=("$@")
 if [ ${#steps[@]} -eq 0 ]; then
