@@ -9,8 +9,11 @@ Tuner cache file), --repeat seeds each, and writes one table: strategy x space
 quartiles). A run that never gets there within the budget (the whole space)
 counts as unreached: a quantile that falls on unreached runs is shown as "-".
 Every strategy, attn-tune's and Kernel Tuner's, gets the same budget: the
-whole space, or --budget of it (a fraction, e.g. 0.2 for 20%). --jobs runs the
-(space, strategy) cells in a process pool.
+whole space, or on spaces of at least --large configurations --budget of it (a
+fraction, e.g. 0.2 for 20%). --jobs runs the (space, strategy) cells in a
+process pool. --reuse takes Kernel Tuner's cells from an earlier table.json
+where they were measured on the same space with the same budget, seeds and
+target (they do not depend on attn-tune's code).
 
 Kernel Tuner is a pip package: `pip install kernel_tuner`.
 """
@@ -77,9 +80,12 @@ def select_spaces(files, min_configs, per_kernel, large):
     return spaces
 
 
-def budget_of(space, fraction):
-    """Evaluations every strategy gets on SPACE: FRACTION of it (at least 1), or all of it."""
-    return space["size"] if fraction is None else max(1, min(space["size"], math.ceil(fraction * space["size"])))
+def budget_of(space, fraction, large):
+    """Evaluations every strategy gets on SPACE: FRACTION of it (at least 1) when it has at least LARGE
+    configurations, else all of it."""
+    if fraction is None or space["size"] < large:
+        return space["size"]
+    return max(1, min(space["size"], math.ceil(fraction * space["size"])))
 
 
 def attn_tune_runs(binary, space, strategy, repeat, within, budget):
@@ -177,9 +183,12 @@ def main():
     ap.add_argument("--large", type=int, default=2000,
                     help="spaces of at least this many configurations are all taken, and checked against the target")
     ap.add_argument("--budget", type=float, default=None,
-                    help="evaluations per run as a fraction of each space (e.g. 0.2); default: the whole space")
+                    help="evaluations per run as a fraction of each space of at least --large configurations "
+                         "(e.g. 0.2); default and on smaller spaces: the whole space")
     ap.add_argument("--jobs", type=int, default=1, help="(space, strategy) cells run at once")
+    ap.add_argument("--attn-tune-strategies", default=",".join(ATTN_TUNE_STRATEGIES))
     ap.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES))
+    ap.add_argument("--reuse", nargs="*", default=[], help="table.json files whose Kernel Tuner cells are reused")
     ap.add_argument("--out", required=True, help="directory for table.md and table.json")
     ap.add_argument("--command", default="", help="the command line to record in the table")
     args = ap.parse_args()
@@ -199,9 +208,17 @@ def main():
         kt_version = version("kernel_tuner")
 
     default = default_strategy()
-    cells = [("attn-tune", s, space) for space in spaces for s in ATTN_TUNE_STRATEGIES]
+    cells = [("attn-tune", s, space) for space in spaces for s in args.attn_tune_strategies.split(",") if s]
     cells += [("kernel_tuner", s, space) for space in spaces for s in kt]
     rows = {f"{tool} {s}": {} for tool, s, _ in cells}
+    reused = reusable_cells(args, kt_version)
+    for tool, s, space in list(cells):
+        key = (f"{tool} {s}", space["label"], space["size"], budget_of(space, args.budget, args.large))
+        if key in reused:
+            rows[key[0]][space["label"]] = reused[key]
+            cells.remove((tool, s, space))
+    if reused:
+        print(f"{sum(len(r) for r in rows.values())} Kernel Tuner cells reused from {' '.join(args.reuse)}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as workdir, concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(run_cell, tool, s, space, args, workdir): (tool, s, space) for tool, s, space in cells}
         for future in concurrent.futures.as_completed(futures):
@@ -213,16 +230,18 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     labels = [s["label"] for s in spaces]
-    budgets = {s["label"]: budget_of(s, args.budget) for s in spaces}
+    budgets = {s["label"]: budget_of(s, args.budget, args.large) for s in spaces}
     verdicts = target_verdicts(spaces, rows, default, args.large, args.within)
     (out / "table.json").write_text(json.dumps({
         "within": args.within, "repeat": args.repeat, "kernel_tuner": kt_version, "command": args.command,
-        "budget_fraction": args.budget, "default_strategy": default,
+        "budget_fraction": args.budget, "large": args.large, "default_strategy": default, "reused": args.reuse,
         "spaces": [{"label": s["label"], "file": s["file"], "size": s["size"], "budget": budgets[s["label"]]}
                    for s in spaces],
         "rows": rows, "target": verdicts}, indent=2) + "\n")
 
-    budget_text = "the whole space" if args.budget is None else f"{args.budget:.0%} of the space (the *budget* row)"
+    budget_text = ("the whole space" if args.budget is None else
+                   f"{args.budget:.0%} of each space of at least {args.large} configurations, the whole of smaller ones "
+                   "(the *budget* row)")
     lines = [f"# Evaluations to within {args.within:.0%} of the recorded best", "",
              f"Median (quartiles) over {args.repeat} seeds of the evaluations each strategy needs to find a configuration "
              f"within {args.within:.0%} of the fastest recorded one, replaying recorded exhaustive sweeps (no device). "
@@ -230,6 +249,9 @@ def main():
              f"there within it. Kernel Tuner {kt_version} in simulation mode on the same data.", ""]
     if args.command:
         lines += [f"Command: `{args.command}`", ""]
+    if args.reuse:
+        lines += [f"Kernel Tuner's cells measured before on the same space, budget, seeds and target are taken from "
+                  f"{', '.join(f'`{r}`' for r in args.reuse)}.", ""]
     lines += ["| strategy | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels),
               "| *configurations* | " + " | ".join(str(s["size"]) for s in spaces) + " |",
               "| *5% of the space* | " + " | ".join(f"{0.05 * s['size']:g}" for s in spaces) + " |",
@@ -239,14 +261,15 @@ def main():
     if verdicts:
         lines += ["", f"## The target on spaces of at least {args.large} configurations", "",
                   f"attn-tune's default strategy (`{default}`) within {args.within:.0%} of the best in at most 5% of "
-                  "the space (median), and in fewer evaluations (median) than Kernel Tuner's best strategy on that space.",
+                  "the space (median), and in fewer evaluations (median) than Kernel Tuner's best strategy on that space "
+                  "(*tie*: the same median).",
                   "", "| space | 5% of the space | attn-tune " + default + " | Kernel Tuner's best | met |",
                   "|---|---|---|---|---|"]
         f = lambda v: "-" if v is None else f"{v:g}"
         for v in verdicts:
             lines.append(f"| {v['space']} | {v['five_percent']:g} | {f(v['default_median'])} | "
                          f"{f(v['kt_best_median'])} ({v['kt_best'] or '-'}) | "
-                         f"{'yes' if v['met'] else 'no'} |")
+                         f"{'yes' if v['met'] else 'tie' if v['tie'] else 'no'} |")
     (out / "table.md").write_text("\n".join(lines) + "\n")
     print((out / "table.md").read_text())
 
@@ -261,10 +284,26 @@ def default_strategy():
     return m.group(1)
 
 
+def reusable_cells(args, kt_version):
+    """Kernel Tuner cells of earlier tables with the same seeds, target and Kernel Tuner version, by
+    (row, space label, space size, budget); a table without budgets gave each space all of it."""
+    out = {}
+    for path in args.reuse:
+        t = json.loads(Path(path).read_text())
+        if t["repeat"] != args.repeat or abs(t["within"] - args.within) > 1e-12 or t["kernel_tuner"] != kt_version:
+            continue
+        for space in t["spaces"]:
+            budget = space.get("budget", space["size"])
+            for row, by_space in t["rows"].items():
+                if row.startswith("kernel_tuner ") and space["label"] in by_space:
+                    out[(row, space["label"], space["size"], budget)] = by_space[space["label"]]
+    return out
+
+
 def run_cell(tool, strategy, space, args, workdir):
     """One (tool, strategy, space) cell of the table: its quartiles and the seconds it took."""
     t = time.time()
-    budget = budget_of(space, args.budget)
+    budget = budget_of(space, args.budget, args.large)
     if tool == "attn-tune":
         q = attn_tune_runs(args.attn_tune, space, strategy, args.repeat, args.within, budget)
     else:
@@ -285,9 +324,11 @@ def target_verdicts(spaces, rows, default, large, within):
               if name.startswith("kernel_tuner ") and by[label]["median"] is not None]
         kt_best, kt_median = min(kt, key=lambda x: x[1]) if kt else (None, None)
         five = 0.05 * s["size"]
-        met = mine is not None and mine <= five and (kt_median is None or mine < kt_median)
+        within_five = mine is not None and mine <= five
+        met = within_five and (kt_median is None or mine < kt_median)
+        tie = within_five and kt_median is not None and mine == kt_median
         out.append({"space": label, "size": s["size"], "five_percent": five, "default": default,
-                    "default_median": mine, "kt_best": kt_best, "kt_best_median": kt_median, "met": met})
+                    "default_median": mine, "kt_best": kt_best, "kt_best_median": kt_median, "met": met, "tie": tie})
     return out
 
 

@@ -11,7 +11,8 @@ namespace {
 
 constexpr std::size_t kBestNeighbourhoods = 5;
 constexpr double kExploration = 0.01;  // in log(time): improvements under 1% count for little
-constexpr double kFailurePenalty = 1.0;  // log(time) above the slowest success: e times slower
+constexpr double kFailurePenalty = 1.0;
+constexpr double kNoImprovement = 1e-12;  // log(time) above the slowest success: e times slower
 
 }  // namespace
 
@@ -32,8 +33,14 @@ SurrogateSearch::SurrogateSearch(const SpaceSampler& space, std::uint64_t seed) 
 
 std::vector<double> SurrogateSearch::features(const Config& config) const {
   const auto pos = space_.positions(config);
-  std::vector<double> f(space_.params().size(), 0.0);
-  for (std::size_t p = 0; pos && p < f.size(); ++p) f[p] = static_cast<double>((*pos)[p]);
+  const std::size_t n = space_.params().size();
+  std::vector<double> f(2 * n, 0.0);
+  for (std::size_t p = 0; pos && p < n; ++p) f[p] = static_cast<double>((*pos)[p]);
+  // And each value's log2: tile sizes, thread and split counts act by ratios, so a random
+  // threshold on the log resolves the small values where the positions of a list such as
+  // 1..32, 36, 40, ..., 128 are spread evenly.
+  for (std::size_t p = 0; p < n && p < config.size(); ++p)
+    f[n + p] = std::log2(std::max(1.0, static_cast<double>(config[p].second)));
   return f;
 }
 
@@ -93,7 +100,10 @@ std::optional<Config> SurrogateSearch::next() {
       choice = std::move(c);
     }
   }
-  return choice ? choice : random_unproposed();
+  // No candidate is expected to improve (the trees agree everywhere): explore at random rather
+  // than take the first candidate in product order.
+  if (!choice || best_ei <= kNoImprovement) return random_unproposed();
+  return choice;
 }
 
 }  // namespace attn
