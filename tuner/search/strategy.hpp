@@ -62,7 +62,7 @@ class Strategy {
 
 // What `sweep --budget-evals/--budget-time` uses without --strategy: the
 // best geometric mean of evaluations to within 3% of the best in the
-// strategy benchmark (results/search/table.md).
+// strategy benchmark (results/search/table.md), over the small and the large recorded spaces.
 inline constexpr const char* kDefaultSearchStrategy = "surrogate";
 
 // "exhaustive", "random", "annealing", "genetic", "surrogate".
