@@ -5,9 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "tests/support/test_support.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/sweep.hpp"
+#include "tests/support/pocl_sweep.hpp"
 
 namespace attn {
 namespace {
@@ -15,18 +13,9 @@ namespace {
 // Sweeps SPEC's OpenCL kernels in this process with minimal timing; returns the leaderboard.
 nlohmann::json sweep_opencl(const std::string& spec, const std::vector<std::string>& kernels) {
   test::TempDir dir;
-  SweepOptions opt;
-  opt.spec_path = test::source_dir() / "configs" / spec;
-  opt.device_id = "opencl:0:0";
+  SweepOptions opt = test::pocl_verify_options(test::source_dir() / "configs" / spec, dir);
   opt.kernels = kernels;
-  opt.out = dir / "lb.json";
-  opt.settings.isolate = false;
-  opt.settings.timing.warmup_runs = 0;
-  opt.settings.timing.min_samples = 1;
-  opt.settings.timing.max_time_s = 0.001;
-  opt.settings.timing.policy = TimingPolicy::warm;
-  Progress quiet(stderr, false, true);
-  return run_sweep(opt, quiet).leaderboard;
+  return test::sweep_leaderboard(opt);
 }
 
 // Every entry ran and verified, except presets that break a constraint.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include "tests/support/pocl_sweep.hpp"
 #include "tests/support/test_support.hpp"
 #include "tuner/backend/registry.hpp"
 #include "tuner/check/determinism_check.hpp"
@@ -173,22 +174,14 @@ TEST(AttentionLayouts, BatchInvarianceHoldsOnVarlenAndPagedShapes) {
 // configuration verifies on scattered pages (uneven cache lengths, 1 included)
 // and is deterministic and batch-invariant.
 TEST(PagedDecode, EveryOpenCLConfigurationVerifiesAndIsBatchInvariant) {
-  set_worker_executable(test::binary());
   test::TempDir dir;
-  SweepOptions opt;
-  opt.spec_path = test::source_dir() / "configs" / "paged_decode_small.json";
-  opt.device_id = "opencl:0:0";
-  opt.out = dir / "lb.json";
+  SweepOptions opt = test::pocl_sweep_options(test::source_dir() / "configs" / "paged_decode_small.json", dir);
   opt.shape_selection = "f32-gqa2-p16,f32-varlen-p8-features";
   opt.kernels = {"paged_decode_cl"};
   opt.settings.determinism.enabled = true;
   opt.settings.determinism.runs = 2;
   opt.settings.determinism.batch_sizes = {2, 5};
-  opt.settings.timing.min_samples = 2;
-  opt.settings.timing.max_time_s = 0.01;
-  opt.settings.timing.warmup_runs = 0;
-  Progress quiet(stderr, false, true);
-  const nlohmann::json lb = run_sweep(opt, quiet).leaderboard;
+  const nlohmann::json lb = test::sweep_leaderboard(opt);
   int ok = 0;
   for (const auto& g : lb.at("groups")) {
     if (g.at("kernel") != "paged_decode_cl") continue;

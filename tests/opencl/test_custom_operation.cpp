@@ -4,29 +4,14 @@
 // one is reported incorrect.
 #include <gtest/gtest.h>
 
-#include "tests/support/test_support.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/sweep.hpp"
+#include "tests/support/pocl_sweep.hpp"
 
 namespace attn {
 namespace {
 
-nlohmann::json sweep(const std::filesystem::path& spec, const test::TempDir& dir) {
-  set_worker_executable(test::binary());
-  SweepOptions opt;
-  opt.spec_path = spec;
-  opt.device_id = "opencl:0:0";
-  opt.out = dir / "lb.json";
-  opt.settings.timing.min_samples = 2;
-  opt.settings.timing.max_time_s = 0.01;
-  opt.settings.timing.warmup_runs = 0;
-  Progress quiet(stderr, false, true);
-  return run_sweep(opt, quiet).leaderboard;
-}
-
 TEST(CustomOperation, TheTiledKernelVerifiesAgainstItsNaiveReferenceKernel) {
   test::TempDir dir;
-  const nlohmann::json lb = sweep(test::source_dir() / "configs" / "softcap_attention.json", dir);
+  const nlohmann::json lb = test::pocl_sweep(test::source_dir() / "configs" / "softcap_attention.json", dir);
   int tiled_ok = 0;
   for (const auto& g : lb.at("groups")) {
     for (const auto& e : g.at("entries")) {
@@ -46,7 +31,7 @@ TEST(CustomOperation, TheTiledKernelVerifiesAgainstItsNaiveReferenceKernel) {
 
 TEST(CustomOperation, APlantedWrongReferenceMakesEveryTunedConfigurationIncorrect) {
   test::TempDir dir;
-  const nlohmann::json lb = sweep(test::data("softcap_wrong_reference.json"), dir);
+  const nlohmann::json lb = test::pocl_sweep(test::data("softcap_wrong_reference.json"), dir);
   int incorrect = 0;
   for (const auto& g : lb.at("groups")) {
     if (g.at("kernel") != "tiled") continue;

@@ -6,25 +6,14 @@
 
 #include <set>
 
-#include "tests/support/test_support.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/sweep.hpp"
+#include "tests/support/pocl_sweep.hpp"
 
 namespace attn {
 namespace {
 
 TEST(FlashAttnF32F16, CombinationsAtoHVerifyOrCarryTheirReason) {
-  set_worker_executable(test::binary());
   test::TempDir dir;
-  SweepOptions opt;
-  opt.spec_path = test::source_dir() / "configs" / "flash_attn_f32_f16_small.json";
-  opt.device_id = "opencl:0:0";
-  opt.out = dir / "lb.json";
-  opt.settings.timing.min_samples = 2;
-  opt.settings.timing.max_time_s = 0.01;
-  opt.settings.timing.warmup_runs = 0;
-  Progress quiet(stderr, false, true);
-  const nlohmann::json lb = run_sweep(opt, quiet).leaderboard;
+  const nlohmann::json lb = test::pocl_sweep(test::source_dir() / "configs" / "flash_attn_f32_f16_small.json", dir);
 
   std::set<std::string> seen;
   int prefill_groups = 0, decode_ok = 0;
@@ -57,17 +46,8 @@ TEST(FlashAttnF32F16, CombinationsAtoHVerifyOrCarryTheirReason) {
 // is padded. Every row is verified, so a padded column stored into the next
 // row (written one pass earlier) or past the output's end fails the check.
 TEST(FlashAttnF32F16, HeadDimsThatNoOutputTileDividesVerifyOnEveryRow) {
-  set_worker_executable(test::binary());
   test::TempDir dir;
-  SweepOptions opt;
-  opt.spec_path = test::source_dir() / "tests" / "data" / "head_dims_f32_f16.json";
-  opt.device_id = "opencl:0:0";
-  opt.out = dir / "lb.json";
-  opt.settings.timing.min_samples = 2;
-  opt.settings.timing.max_time_s = 0.01;
-  opt.settings.timing.warmup_runs = 0;
-  Progress quiet(stderr, false, true);
-  const nlohmann::json lb = run_sweep(opt, quiet).leaderboard;
+  const nlohmann::json lb = test::pocl_sweep(test::data("head_dims_f32_f16.json"), dir);
 
   std::set<std::string> padded_seen;  // kernel/D of configurations whose tile does not divide D
   for (const auto& g : lb.at("groups")) {

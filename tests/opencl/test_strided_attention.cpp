@@ -4,29 +4,14 @@
 // and the same kernel given one wrong stride fails verification.
 #include <gtest/gtest.h>
 
-#include "tests/support/test_support.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/sweep.hpp"
+#include "tests/support/pocl_sweep.hpp"
 
 namespace attn {
 namespace {
 
-nlohmann::json sweep(const std::filesystem::path& spec, const test::TempDir& dir) {
-  set_worker_executable(test::binary());
-  SweepOptions opt;
-  opt.spec_path = spec;
-  opt.device_id = "opencl:0:0";
-  opt.out = dir / "lb.json";
-  opt.settings.timing.min_samples = 2;
-  opt.settings.timing.max_time_s = 0.01;
-  opt.settings.timing.warmup_runs = 0;
-  Progress quiet(stderr, false, true);
-  return run_sweep(opt, quiet).leaderboard;
-}
-
 TEST(StridedAttention, EveryConfigurationVerifiesThroughItsDeclaredArguments) {
   test::TempDir dir;
-  const nlohmann::json lb = sweep(test::source_dir() / "configs" / "strided_attention.json", dir);
+  const nlohmann::json lb = test::pocl_sweep(test::source_dir() / "configs" / "strided_attention.json", dir);
   int ok = 0;
   for (const auto& g : lb.at("groups")) {
     for (const auto& e : g.at("entries")) {
@@ -54,7 +39,7 @@ TEST(StridedAttention, EveryConfigurationVerifiesThroughItsDeclaredArguments) {
 
 TEST(StridedAttention, AWrongStrideFailsVerification) {
   test::TempDir dir;
-  const nlohmann::json lb = sweep(test::data("strided_attention_wrong_stride.json"), dir);
+  const nlohmann::json lb = test::pocl_sweep(test::data("strided_attention_wrong_stride.json"), dir);
   int incorrect = 0;
   for (const auto& g : lb.at("groups")) {
     for (const auto& e : g.at("entries")) {
