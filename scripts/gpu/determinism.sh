@@ -24,52 +24,19 @@
 # scripts/gpu/setup.sh when missing), CUDA_DEVICE (cuda:0), OPENCL_GPU (the
 # first OpenCL GPU `attn-tune devices` lists), SEED (1).
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-out="${1:?usage: scripts/gpu/determinism.sh OUT_DIR [STEP...]}"
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+out_arg="${1:?usage: scripts/gpu/determinism.sh OUT_DIR [STEP...]}"
 shift
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
-cd "$root"
-
-ATTN_TUNE="${ATTN_TUNE:-$root/build-gpu/app/attn-tune}"
-if [ ! -x "$ATTN_TUNE" ]; then
-  # shellcheck source=scripts/gpu/setup.sh
-  source "$root/scripts/gpu/setup.sh" || exit 1
-fi
+gpu_output_dir "$out_arg"
+gpu_attn_tune || exit 1
 cuda="${CUDA_DEVICE:-cuda:0}"
 seed="${SEED:-1}"
 
-first_opencl_gpu() {
-  "$ATTN_TUNE" devices --json 2>/dev/null | python3 -c '
-import json, sys
-for d in json.load(sys.stdin)["devices"]:
-    if d["backend"] == "opencl" and d["kind"] == "gpu":
-        print(d["id"]); break'
-}
-
 {
-  # A snapshot (scripts/gpu/snapshot.sh) carries its commit in .attn-tune-commit; a checkout has git.
-  echo "commit $(cat .attn-tune-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null)"
-  "$ATTN_TUNE" --version
-  nvidia-smi -L 2>/dev/null
+  gpu_host_info
   "$ATTN_TUNE" devices 2>&1
 } > "$out/host.txt"
-
-# run_step NAME EXPECTED_RC COMMAND...: runs it, records command, output and exit code.
-failures=0
-run_step() {
-  local name=$1 expected=$2
-  shift 2
-  printf '%q ' "$@" > "$out/$name.cmd"
-  echo >> "$out/$name.cmd"
-  local start=$SECONDS
-  "$@" > "$out/$name.log" 2>&1
-  local rc=$?
-  echo "$rc" > "$out/$name.rc"
-  local verdict=ok
-  [ "$rc" = "$expected" ] || { verdict="UNEXPECTED (wanted $expected)"; failures=$((failures + 1)); }
-  echo "$name: exit $rc, $((SECONDS - start)) s: $verdict"
-}
 
 # The matrix varies D, KV, GQA and the features of a base shape; Hq = 4 keeps
 # the host-side input generation of 44 sequences per point affordable.

@@ -15,17 +15,10 @@
 # Writes OUT_DIR/spaces.tar.gz: per spec its leaderboard (complete or partial),
 # journal, command and log, and host.txt. Exit 0 when every spec is complete.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-out="${1:-${OUT:?usage: scripts/gpu/record_spaces.sh OUT_DIR (or set OUT)}}"
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
-cd "$root"
-
-ATTN_TUNE="${ATTN_TUNE:-$root/build-gpu/app/attn-tune}"
-if [ ! -x "$ATTN_TUNE" ]; then
-  # shellcheck source=scripts/gpu/setup.sh
-  source "$root/scripts/gpu/setup.sh" || exit 1
-fi
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+gpu_output_dir "${1:-${OUT:?usage: scripts/gpu/record_spaces.sh OUT_DIR (or set OUT)}}"
+gpu_attn_tune || exit 1
 work="${WORK:-/tmp/attn-tune-spaces}"
 mkdir -p "$work"
 device="${CUDA_DEVICE:-cuda:0}"

@@ -19,17 +19,10 @@
 # (configs/flash_attn_fwd.json), SHAPES (fp16-d64-n4096,fp16-d128-n4096-causal),
 # RETIME (3), TIE_PERCENT (2), MAX_TIME (0.3, as the committed sweeps).
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-out="${1:-${OUT:?usage: scripts/gpu/shard_merge.sh OUT_DIR (or set OUT)}}"
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
-cd "$root"
-
-ATTN_TUNE="${ATTN_TUNE:-$root/build-gpu/app/attn-tune}"
-if [ ! -x "$ATTN_TUNE" ]; then
-  # shellcheck source=scripts/gpu/setup.sh
-  source "$root/scripts/gpu/setup.sh" || exit 1
-fi
+# shellcheck source=scripts/gpu/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+gpu_output_dir "${1:-${OUT:?usage: scripts/gpu/shard_merge.sh OUT_DIR (or set OUT)}}"
+gpu_attn_tune || exit 1
 device="${CUDA_DEVICE:-cuda:0}"
 spec="${SPEC:-configs/flash_attn_fwd.json}"
 shapes="${SHAPES:-fp16-d64-n4096,fp16-d128-n4096-causal}"
@@ -37,29 +30,13 @@ retime="${RETIME:-3}"
 tie="${TIE_PERCENT:-2}"
 max_time="${MAX_TIME:-0.3}"
 
-{
-  echo "commit $(cat .attn-tune-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null)"
-  "$ATTN_TUNE" --version
-  nvidia-smi -L 2>/dev/null
-} > "$out/host.txt"
-
-failures=0
-run_step() {
-  local name=$1
-  shift
-  echo "$*" > "$out/$name.cmd"
-  echo "== $name: $*"
-  "$@" > "$out/$name.log" 2>&1
-  local rc=$?
-  echo "$rc" > "$out/$name.rc"
-  [ "$rc" -eq 0 ] || { echo "   $name failed (exit $rc), see $out/$name.log"; failures=$((failures + 1)); }
-}
+gpu_host_info > "$out/host.txt"
 
 common=("$spec" --device "$device" --shape "$shapes" --max-time "$max_time" -q --overwrite)
-run_step whole "$ATTN_TUNE" sweep "${common[@]}" --out "$out/whole.json"
-run_step shard0 "$ATTN_TUNE" sweep "${common[@]}" --out "$out/lb.json" --shard 0/2
-run_step shard1 "$ATTN_TUNE" sweep "${common[@]}" --out "$out/lb.json" --shard 1/2
-run_step merge "$ATTN_TUNE" merge "$out/lb.shard-0-of-2.json" "$out/lb.shard-1-of-2.json" --out "$out/merged.json" \
+run_step whole 0 "$ATTN_TUNE" sweep "${common[@]}" --out "$out/whole.json"
+run_step shard0 0 "$ATTN_TUNE" sweep "${common[@]}" --out "$out/lb.json" --shard 0/2
+run_step shard1 0 "$ATTN_TUNE" sweep "${common[@]}" --out "$out/lb.json" --shard 1/2
+run_step merge 0 "$ATTN_TUNE" merge "$out/lb.shard-0-of-2.json" "$out/lb.shard-1-of-2.json" --out "$out/merged.json" \
   --retime-top "$retime" --device "$device"
 
 committed="results/h200/$(basename "$spec")"

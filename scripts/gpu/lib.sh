@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The plumbing the scripts/gpu/*.sh runs share, sourced (never run):
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# sets root (the repository root) and gives:
+#   gpu_output_dir DIR        creates DIR, sets out to its absolute path, then cd's to root
+#   gpu_attn_tune             ATTN_TUNE: as set, else build-gpu/app/attn-tune, built by
+#                             scripts/gpu/setup.sh when missing (returns 1 when that fails)
+#   gpu_host_info             prints the commit, attn-tune --version and nvidia-smi -L
+#   run_step NAME EXPECTED_RC COMMAND...
+#                             runs COMMAND with its output in $out/NAME.log, the command in
+#                             NAME.cmd (shell-quoted) and its exit code in NAME.rc; prints
+#                             "NAME: exit RC, S s: ok" and counts an exit code other than
+#                             EXPECTED_RC in failures
+#   first_opencl_gpu          the id of the first OpenCL GPU `attn-tune devices` lists
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+failures=0
+
+gpu_output_dir() {
+  mkdir -p "$1"
+  out="$(cd "$1" && pwd)"
+  cd "$root" || return 1
+}
+
+gpu_attn_tune() {
+  ATTN_TUNE="${ATTN_TUNE:-$root/build-gpu/app/attn-tune}"
+  if [ ! -x "$ATTN_TUNE" ]; then
+    # shellcheck source=scripts/gpu/setup.sh
+    source "$root/scripts/gpu/setup.sh" || return 1
+  fi
+}
+
+gpu_host_info() {
+  # A snapshot (scripts/gpu/snapshot.sh) carries its commit in .attn-tune-commit; a checkout has git.
+  echo "commit $(cat "$root/.attn-tune-commit" 2>/dev/null || git -C "$root" rev-parse --short=12 HEAD 2>/dev/null)"
+  "$ATTN_TUNE" --version
+  nvidia-smi -L 2>/dev/null
+}
+
+run_step() {
+  local name=$1 expected=$2
+  shift 2
+  printf '%q ' "$@" > "$out/$name.cmd"
+  echo >> "$out/$name.cmd"
+  local start=$SECONDS
+  "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  echo "$rc" > "$out/$name.rc"
+  local verdict=ok
+  [ "$rc" = "$expected" ] || { verdict="UNEXPECTED (wanted $expected)"; failures=$((failures + 1)); }
+  echo "$name: exit $rc, $((SECONDS - start)) s: $verdict"
+}
+
+first_opencl_gpu() {
+  "$ATTN_TUNE" devices --json 2>/dev/null | python3 -c '
+import json, sys
+for d in json.load(sys.stdin)["devices"]:
+    if d["backend"] == "opencl" and d["kind"] == "gpu":
+        print(d["id"]); break'
+}
