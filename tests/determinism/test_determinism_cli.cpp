@@ -1,4 +1,4 @@
-// `attn-tune determinism` (seed 003's matrix, --quick on PoCL) and the sweep's
+// `attn-tune determinism` (the determinism matrix, --quick on PoCL) and the sweep's
 // --check / --require options, end to end through the binary.
 #include <gtest/gtest.h>
 

@@ -138,7 +138,7 @@ TEST_F(ExportHeader, DefinesForOneDeviceAndShape) {
   const std::string defines = read_text_file(dir_ / "defines.h");
   EXPECT_TRUE(contains(defines, "#ifndef BLOCK_M\n#define BLOCK_M 128\n#endif\n#ifndef BLOCK_N\n#define BLOCK_N 64\n#endif\n")) << defines;
   EXPECT_TRUE(contains(defines, "rank 1 of 3")) << defines;
-  // A kernel includes it before its own #ifndef defaults (seed 004's style).
+  // A kernel includes it before its own #ifndef defaults (as the kernels' #ifndef defaults expect).
   std::string output;
   ASSERT_EQ(compile("#include \"defines.h\"\n#ifndef BLOCK_M\n#define BLOCK_M 16\n#endif\n"
                     "static_assert(BLOCK_M == 128 && BLOCK_N == 64, \"tuned values win over defaults\");\nint main() {}\n",

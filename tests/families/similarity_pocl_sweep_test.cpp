@@ -1,5 +1,5 @@
 // Real sweeps of configs/similarity_small.json on PoCL: every configuration of
-// the OpenCL similarity kernels (strategy 0, the seed's per-pair kernel, and
+// the OpenCL similarity kernels (strategy 0, the original per-pair kernel, and
 // strategy 4, the projection GEMMs, with keys projected by the kernels and
 // ahead) verifies on every shape; the CUDA-only strategies are left out.
 #include <gtest/gtest.h>

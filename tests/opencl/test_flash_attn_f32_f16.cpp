@@ -1,4 +1,4 @@
-// Seed 004's kernel on PoCL: every one of the seed's combinations A-H either
+// llama.cpp's f32/f16 flash attention kernel on PoCL: every one of its combinations A-H either
 // verifies against the CPU reference or carries the reason it was skipped,
 // and nothing in the small spec is incorrect; head dimensions that no output
 // tile divides (padded last pass) verify on every row.
