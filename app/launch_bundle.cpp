@@ -158,8 +158,10 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
                       {"bytes", 128}});
     }
     nlohmann::json launches = nlohmann::json::array();
-    for (const auto& l : plan.launches)
+    for (const auto& l : plan.launches) {
       launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
+      if (l.cluster != std::array<std::uint64_t, 3>{1, 1, 1}) launches.back()["cluster"] = l.cluster;
+    }
     s["defines"] = defines;
     s["program"] = programs[key].first;
     s["resources"] = programs[key].second;

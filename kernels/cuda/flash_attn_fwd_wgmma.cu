@@ -107,6 +107,7 @@ typedef __nv_bfloat16 elem_t;
 #include "cuda/ptx/math.cuh"
 #include "cuda/ptx/mma.cuh"
 #include "cuda/ptx/wgmma.cuh"
+#include "cuda/attn_score_mods.cuh"
 
 namespace fw {
 
@@ -185,26 +186,15 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
     elem_t* __restrict__ og = o + q_base;
 
     /* ---- KV tile range of this block (fully masked tiles are skipped) ---- */
-    const int m_last = min(m0 + BLOCK_M, Nq) - 1;
-    const int pos_lo = p.kv_offset + m0, pos_hi = p.kv_offset + m_last;
-    int n_lo = 0, n_hi = Nkv;
-    if (p.causal) n_hi = min(n_hi, pos_hi + 1);
-    if (p.window > 0) {
-        n_lo = max(n_lo, pos_lo - p.window);
-        n_hi = min(n_hi, pos_hi + p.window + 1);
-    }
-    const int tb = n_lo / BLOCK_N;
-    const int ntiles = (n_hi > n_lo) ? (n_hi + BLOCK_N - 1) / BLOCK_N - tb : 0;
+    int tb, ntiles;
+    score_mods::kv_tile_range(p, m0, BLOCK_M, BLOCK_N, tb, ntiles);
 
     /* this warp's positions, for the per-warp "needs per-element masking" test */
     const int w_pos_lo = p.kv_offset + m0 + wrow;
     const int w_pos_hi = p.kv_offset + min(m0 + wrow + 16, Nq) - 1;
     const bool has_alibi = p.max_bias > 0.f;
     const bool always_generic = p.has_mask || has_alibi;
-    float slope2 = 0.f;
-    if (has_alibi)
-        slope2 = kLog2e * (h < p.n_head_log2 ? __powf(p.m0, (float)(h + 1))
-                                             : __powf(p.m1, (float)(2 * (h - p.n_head_log2) + 1)));
+    const float slope2 = score_mods::alibi_slope_log2(p, h);
     const float sl2 = p.scale * kLog2e;
     const int lr = lane >> 2, lc = (lane & 3) * 2; /* accumulator row (and +8), column pair */
 
@@ -286,40 +276,11 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
      * row state (max, sum) updated; O must then be scaled by alpha */
     auto softmax = [&](float (&s)[kSN][32], int n0, unsigned (&pk)[kSN][16], float (&alpha)[2]) {
         float mul = sl2; /* s * mul is the log2-domain logit */
-        const bool generic = always_generic || (n0 + BLOCK_N > Nkv) ||
-                             (p.causal && n0 + BLOCK_N - 1 > w_pos_lo) ||
-                             (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + BLOCK_N - 1 > w_pos_lo + p.window));
-        if (generic) { /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
+        if (score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
+            /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
             mul = 1.f;
-            const __half* __restrict__ mask_b = mask + (long long)b * Nq * Nkv;
-#pragma unroll
-            for (int hh = 0; hh < 2; ++hh) {
-                const int i = m0 + wrow + lr + 8 * hh;
-                const int pos = p.kv_offset + i;
-                int j_hi = Nkv, j_lo = 0; /* key j is kept iff j_lo <= j < j_hi */
-                if (p.causal) j_hi = min(j_hi, pos + 1);
-                if (p.window > 0) {
-                    j_hi = min(j_hi, pos + p.window + 1);
-                    j_lo = pos - p.window;
-                }
-                const bool mrow_ok = p.has_mask && i < Nq;
-                const __half* __restrict__ mrow = mask_b + (long long)(i < Nq ? i : 0) * Nkv;
-#pragma unroll
-                for (int j = 0; j < kSN; ++j)
-#pragma unroll
-                    for (int c = 0; c < 8; ++c)
-#pragma unroll
-                        for (int e = 0; e < 2; ++e) {
-                            float& x = s[j][4 * c + 2 * hh + e];
-                            const int key = n0 + 64 * j + 8 * c + lc + e;
-                            float y = x * sl2;
-                            if (always_generic) {
-                                y -= slope2 * (float)abs(pos - key);
-                                if (mrow_ok && key < Nkv) y = fmaf(__half2float(mrow[key]), kLog2e, y);
-                            }
-                            x = (key < j_hi && key >= j_lo) ? y : kNegInf;
-                        }
-            }
+            score_mods::mask_tile(s, p, mask + (long long)b * Nq * Nkv, always_generic, slope2, sl2, m0 + wrow + lr, n0,
+                                  lc);
         }
         /* pk[piece][2 c + hh]: columns 8 c + lc, lc + 1 of row hh */
 #pragma unroll
@@ -461,14 +422,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
         float l = row_l[hh];
         l += __shfl_xor_sync(0xffffffffu, l, 1);
         l += __shfl_xor_sync(0xffffffffu, l, 2);
-        const float m = row_m[hh];
-        const float m_f = fmaxf(m, sink2);
-        float inv = 0.f;
-        if (m_f != kNegInf) {
-            const float w = ex2(m - m_f); /* 0 when nothing attended */
-            const float den = l * w + (p.has_sinks ? ex2(sink2 - m_f) : 0.f);
-            inv = den > 0.f ? w * __frcp_rn(den) : 0.f;
-        }
+        const float inv = score_mods::row_normalizer(l, row_m[hh], sink2, p.has_sinks);
         const int gr = m0 + wrow + lr + 8 * hh;
         if (gr < Nq) {
             elem_t* __restrict__ orow = og + (long long)gr * HEAD_DIM + lc;

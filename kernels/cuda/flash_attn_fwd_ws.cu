@@ -31,8 +31,26 @@
  * layout of cuda/ptx/wgmma.cuh.  Rows past N arrive as zeros (never another
  * head's rows) and are masked like any key past Nkv.
  *
+ * PERSISTENT = 1: a grid of at most one block per SM loops over the work items
+ * (query row block, head, batch), heaviest row blocks first (causal: the rows
+ * near the end attend the most keys), item w, w + gridDim.x, ...; the
+ * producer loads the next item's Q as soon as the consumers' last S of the
+ * current one has read Q (mbarrier q_empty) and its K / V into the ring as
+ * slots free up, so the ring never drains between items and the consumers'
+ * epilogue overlaps the next item's loads.
+ *
+ * CLUSTER = 2: the two blocks of a cluster take two adjacent row blocks of
+ * one head (one work item) and share each K / V tile: each producer loads
+ * half of its rows with a copy multicast to both blocks' rings, each block's
+ * full barrier expects the whole tile, and every consumer warp releases a
+ * slot in both blocks (a slot is refilled for both only when both are done
+ * with it).  Both blocks walk the KV tiles of the pair's rows; a block skips
+ * (waits for and releases) the ones its own rows do not attend.
+ *
  * Launch (the spec): grid [ceil_div(Nq, BLOCK_M), Hq, B] with BLOCK_M =
- * WS_CONSUMERS * CONS_ROWS, block [128 * (WS_CONSUMERS + 1)], dynamic shared
+ * WS_CONSUMERS * CONS_ROWS (the row-block count rounded up to a multiple of
+ * CLUSTER; PERSISTENT: [CLUSTER * min(items, compute_units / CLUSTER), 1, 1]),
+ * cluster [CLUSTER, 1, 1], block [128 * (WS_CONSUMERS + 1)], dynamic shared
  * memory WS_SMEM_BYTES; one block per SM by design (__launch_bounds__(.., 1),
  * which setmaxnreg needs).
  */
@@ -71,6 +89,12 @@
 #ifndef PINGPONG
 #define PINGPONG 0
 #endif
+#ifndef PERSISTENT
+#define PERSISTENT 0 /* 1: a loop over work items in a grid of at most one block per SM */
+#endif
+#ifndef CLUSTER
+#define CLUSTER 1 /* 2: clusters of two blocks sharing K / V tiles through multicast copies */
+#endif
 
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
@@ -98,6 +122,12 @@
 #endif
 #if PINGPONG != 0 && PINGPONG != 1
 #error "flash_attn_fwd_ws: PINGPONG must be 0 or 1"
+#endif
+#if PERSISTENT != 0 && PERSISTENT != 1
+#error "flash_attn_fwd_ws: PERSISTENT must be 0 or 1"
+#endif
+#if CLUSTER != 1 && CLUSTER != 2
+#error "flash_attn_fwd_ws: CLUSTER must be 1 or 2"
 #endif
 #if PINGPONG && (!OVERLAP || WS_CONSUMERS < 2)
 #error "flash_attn_fwd_ws: PINGPONG orders the product pairs of OVERLAP = 1 between 2 or 3 consumers"
@@ -128,12 +158,14 @@ typedef __half elem_t;
 typedef __nv_bfloat16 elem_t;
 #define WGMMA_AB "bf16"
 #endif
+#include "cuda/ptx/cluster.cuh"
 #include "cuda/ptx/math.cuh"
 #include "cuda/ptx/mbarrier.cuh"
 #include "cuda/ptx/mma.cuh"
 #include "cuda/ptx/tma.cuh"
 #include "cuda/ptx/warpgroup.cuh"
 #include "cuda/ptx/wgmma.cuh"
+#include "cuda/attn_score_mods.cuh"
 
 namespace ws {
 
@@ -150,7 +182,9 @@ constexpr int kPKS = BLOCK_N / 16;            /* k-steps of P V */
 constexpr int kPanel64 = 64 * 128;            /* one 64-row panel: 8 KB */
 constexpr int kQBytes = 2 * kBlockM * HEAD_DIM;
 constexpr int kTileBytes = 2 * BLOCK_N * HEAD_DIM; /* one K or one V tile */
-constexpr float kLog2e = 1.4426950408889634f;
+constexpr int kCluster = CLUSTER;
+constexpr int kSliceRows = BLOCK_N / kCluster; /* rows of a K / V tile one block's producer loads */
+using score_mods::kLog2e;
 /* named barriers 1..3: consumer c waits on 1 + c for its turn (PINGPONG) */
 [[maybe_unused]] constexpr int kTurnBarrier = 1;
 
@@ -158,10 +192,50 @@ constexpr float kLog2e = 1.4426950408889634f;
 
 /* mbarriers, in static shared memory */
 struct Barriers {
-    unsigned long long q_full;
+    unsigned long long q_full, q_empty; /* q_empty: one arrival per consumer warp after its last S of an item */
     unsigned long long k_full[STAGES], v_full[STAGES];   /* producer's arrival + transaction bytes */
-    unsigned long long k_empty[STAGES], v_empty[STAGES]; /* one arrival per consumer warp */
+    unsigned long long k_empty[STAGES], v_empty[STAGES]; /* one arrival per consumer warp of the cluster */
 };
+
+/* One work item: CLUSTER adjacent query row blocks of head h of batch b (this
+ * block's is m_block, rows from m0, attending KV tiles tb .. tb + ntiles - 1),
+ * whose KV tiles ring_tb .. ring_tb + ring_tiles - 1 (those of all its rows)
+ * pass through the ring; the block's own tiles start at ring tile `skip`. */
+struct WorkItem {
+    int h, b, m0, tb, ntiles, ring_tb, ring_tiles, skip;
+};
+
+/* Item w (PERSISTENT: row-block groups heaviest first, then heads, then
+ * batches; otherwise the block's own) for the block of rank `rank` in its cluster */
+__device__ __forceinline__ WorkItem work_item(const attn_params& p, int w, int rank) {
+    const int n_groups = ((p.Nq + kBlockM - 1) / kBlockM + kCluster - 1) / kCluster;
+    WorkItem t;
+    int group;
+#if PERSISTENT
+    const int per_group = p.Hq * p.B;
+    group = n_groups - 1 - w / per_group;
+    const int r = w % per_group;
+    t.h = r % p.Hq;
+    t.b = r / p.Hq;
+#else
+    (void)w;
+    group = n_groups - 1 - (int)blockIdx.x / kCluster; /* heavy (late, for causal) row blocks first */
+    t.h = blockIdx.y;
+    t.b = blockIdx.z;
+#endif
+    t.m0 = (group * kCluster + rank) * kBlockM;
+    score_mods::kv_tile_range(p, t.m0, kBlockM, BLOCK_N, t.tb, t.ntiles);
+#if CLUSTER == 1
+    t.ring_tb = t.tb;
+    t.ring_tiles = t.ntiles;
+    t.skip = 0;
+#else
+    /* the tiles of the group's rows: the union of its blocks' ranges (they grow with the row) */
+    score_mods::kv_tile_range(p, group * kCluster * kBlockM, kCluster * kBlockM, BLOCK_N, t.ring_tb, t.ring_tiles);
+    t.skip = t.ntiles > 0 ? t.tb - t.ring_tb : 0;
+#endif
+    return t;
+}
 
 }  // namespace ws
 
@@ -185,37 +259,38 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 
     const int tid = threadIdx.x;
     const int wg = tid >> 7; /* 0 producer, 1.. consumers */
-    const int m_block = gridDim.x - 1 - blockIdx.x; /* heavy (late, for causal) row blocks first */
-    const int h = blockIdx.y;
-    const int b = blockIdx.z;
-    const int hkv = h / p.q_per_kv;
     const int Nq = p.Nq, Nkv = p.Nkv;
-    const int m0 = m_block * kBlockM;
-
-    /* ---- KV tile range of this block (fully masked tiles are never loaded) ---- */
-    const int m_last = min(m0 + kBlockM, Nq) - 1;
-    const int pos_lo = p.kv_offset + m0, pos_hi = p.kv_offset + m_last;
-    int n_lo = 0, n_hi = Nkv;
-    if (p.causal) n_hi = min(n_hi, pos_hi + 1);
-    if (p.window > 0) {
-        n_lo = max(n_lo, pos_lo - p.window);
-        n_hi = min(n_hi, pos_hi + p.window + 1);
-    }
-    const int tb = n_lo / BLOCK_N;
-    const int ntiles = (n_hi > n_lo) ? (n_hi + BLOCK_N - 1) / BLOCK_N - tb : 0;
+#if CLUSTER == 2
+    const int rank = (int)cluster_ctarank();
+#else
+    const int rank = 0;
+#endif
+    /* work items of this block (of its cluster): w = w_first, w_first + w_step, ... < n_items */
+#if PERSISTENT
+    const int n_items = (((Nq + kBlockM - 1) / kBlockM + kCluster - 1) / kCluster) * p.Hq * p.B;
+    const int w_first = blockIdx.x / kCluster, w_step = gridDim.x / kCluster;
+#else
+    const int n_items = 1, w_first = 0, w_step = 1;
+#endif
 
     if (tid == 0) {
         mbar_init(&bars.q_full, 1);
+        mbar_init(&bars.q_empty, 4 * kConsumers);
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&bars.k_full[s], 1);
             mbar_init(&bars.v_full[s], 1);
-            mbar_init(&bars.k_empty[s], 4 * kConsumers);
-            mbar_init(&bars.v_empty[s], 4 * kConsumers);
+            mbar_init(&bars.k_empty[s], 4 * kConsumers * kCluster);
+            mbar_init(&bars.v_empty[s], 4 * kConsumers * kCluster);
         }
         mbar_init_fence();
     }
+#if CLUSTER == 2
+    __syncwarp();
+    cluster_sync(); /* the peer's barriers are initialised before any copy or arrival reaches them */
+#else
     __syncthreads();
+#endif
 
     if (wg == 0) {
         /* ================================ producer ================================ */
@@ -226,32 +301,61 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             tma_prefetch_map(&q_map);
             tma_prefetch_map(&k_map);
             tma_prefetch_map(&v_map);
-            const int q_head = b * p.Hq + h, kv_head = b * p.Hkv + hkv;
-            mbar_arrive_expect_tx(&bars.q_full, kQBytes);
-#pragma unroll
-            for (int t = 0; t < kBlockM / 64; ++t)
-#pragma unroll
-                for (int c = 0; c < kON; ++c)
-                    tma_load_3d(sQa + (t * kON + c) * kPanel64, &q_map, 64 * c, m0 + 64 * t, q_head, &bars.q_full);
+            int g = 0; /* ring tiles issued so far (over every item): slot g % STAGES */
+            int n_done = 0;
 #pragma unroll 1
-            for (int it = 0; it < ntiles; ++it) {
-                const int stage = it % STAGES;
-                const unsigned parity = ((it / STAGES) & 1) ^ 1; /* the release of tile it - STAGES */
-                const int n0 = (tb + it) * BLOCK_N;
-                if (it >= STAGES) mbar_wait(&bars.k_empty[stage], parity);
-                mbar_arrive_expect_tx(&bars.k_full[stage], kTileBytes);
+            for (int w = w_first; w < n_items; w += w_step, ++n_done) {
+                const WorkItem t = work_item(p, w, rank);
+                const int q_head = t.b * p.Hq + t.h, kv_head = t.b * p.Hkv + t.h / p.q_per_kv;
+                /* Q's buffer is free once every consumer's last S of the previous item retired */
+                if (n_done > 0) mbar_wait(&bars.q_empty, (n_done - 1) & 1);
+                mbar_arrive_expect_tx(&bars.q_full, kQBytes);
 #pragma unroll
-                for (int c = 0; c < kON; ++c)
-                    tma_load_3d(sKa + stage * kTileBytes + c * BLOCK_N * 128, &k_map, 64 * c, n0, kv_head,
-                                &bars.k_full[stage]);
-                if (it >= STAGES) mbar_wait(&bars.v_empty[stage], parity);
-                mbar_arrive_expect_tx(&bars.v_full[stage], kTileBytes);
+                for (int rt = 0; rt < kBlockM / 64; ++rt)
 #pragma unroll
-                for (int c = 0; c < kON; ++c)
-                    tma_load_3d(sVa + stage * kTileBytes + c * BLOCK_N * 128, &v_map, 64 * c, n0, kv_head,
-                                &bars.v_full[stage]);
+                    for (int c = 0; c < kON; ++c)
+                        tma_load_3d(sQa + (rt * kON + c) * kPanel64, &q_map, 64 * c, t.m0 + 64 * rt, q_head,
+                                    &bars.q_full);
+#pragma unroll 1
+                for (int it = 0; it < t.ring_tiles; ++it, ++g) {
+                    const int stage = g % STAGES;
+                    const unsigned parity = ((g / STAGES) & 1) ^ 1; /* the release of ring tile g - STAGES */
+                    const int n0 = (t.ring_tb + it) * BLOCK_N + rank * kSliceRows;
+                    const unsigned k_dst = sKa + stage * kTileBytes + rank * kSliceRows * 128;
+                    const unsigned v_dst = sVa + stage * kTileBytes + rank * kSliceRows * 128;
+#if CLUSTER == 2
+                    /* this block's half of the tile's rows, to both blocks (the peer's consumers released it too) */
+                    if (g >= STAGES) mbar_wait_cluster(&bars.k_empty[stage], parity);
+                    mbar_arrive_expect_tx(&bars.k_full[stage], kTileBytes);
+#pragma unroll
+                    for (int c = 0; c < kON; ++c)
+                        tma_load_3d_multicast(k_dst + c * BLOCK_N * 128, &k_map, 64 * c, n0, kv_head, &bars.k_full[stage],
+                                              0x3);
+                    if (g >= STAGES) mbar_wait_cluster(&bars.v_empty[stage], parity);
+                    mbar_arrive_expect_tx(&bars.v_full[stage], kTileBytes);
+#pragma unroll
+                    for (int c = 0; c < kON; ++c)
+                        tma_load_3d_multicast(v_dst + c * BLOCK_N * 128, &v_map, 64 * c, n0, kv_head, &bars.v_full[stage],
+                                              0x3);
+#else
+                    if (g >= STAGES) mbar_wait(&bars.k_empty[stage], parity);
+                    mbar_arrive_expect_tx(&bars.k_full[stage], kTileBytes);
+#pragma unroll
+                    for (int c = 0; c < kON; ++c)
+                        tma_load_3d(k_dst + c * BLOCK_N * 128, &k_map, 64 * c, n0, kv_head, &bars.k_full[stage]);
+                    if (g >= STAGES) mbar_wait(&bars.v_empty[stage], parity);
+                    mbar_arrive_expect_tx(&bars.v_full[stage], kTileBytes);
+#pragma unroll
+                    for (int c = 0; c < kON; ++c)
+                        tma_load_3d(v_dst + c * BLOCK_N * 128, &v_map, 64 * c, n0, kv_head, &bars.v_full[stage]);
+#endif
+                }
             }
         }
+#if CLUSTER == 2
+        __syncwarp();
+        cluster_sync(); /* no block leaves while its peer may still arrive on its barriers */
+#endif
         return; /* every copy issued lands in a ring slot some consumer waits for */
     }
 
@@ -266,25 +370,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     const bool warp_leader = lane == 0;
     /* block row of this warp's first row in row tile rt: cons * CONS_ROWS + 64 rt + 16 cwarp */
     const int crow = cons * CONS_ROWS + 16 * cwarp;
-    const bool has_alibi = p.max_bias > 0.f;
-    const bool always_generic = p.has_mask || has_alibi;
-    float slope2 = 0.f;
-    if (has_alibi)
-        slope2 = kLog2e * (h < p.n_head_log2 ? __powf(p.m0, (float)(h + 1))
-                                             : __powf(p.m1, (float)(2 * (h - p.n_head_log2) + 1)));
+    const bool always_generic = p.has_mask || p.max_bias > 0.f;
     const float sl2 = p.scale * kLog2e;
     const int lr = lane >> 2, lc = (lane & 3) * 2; /* accumulator row (and +8), column pair */
-
-    float oacc[kRT][kON][32];
-#pragma unroll
-    for (int r = 0; r < kRT; ++r)
-#pragma unroll
-        for (int j = 0; j < kON; ++j)
-#pragma unroll
-            for (int i = 0; i < 32; ++i) oacc[r][j][i] = 0.f;
-    float row_m[kRT][2], row_l[kRT][2];
-#pragma unroll
-    for (int r = 0; r < kRT; ++r) row_m[r][0] = row_m[r][1] = kNegInf, row_l[r][0] = row_l[r][1] = 0.f;
     /* 0 at run time, unknown to the compiler: the P carried across iterations is
      * XOR-ed with it so ptxas sees an in-loop definition (NOTES.md section 3) */
     [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
@@ -298,8 +386,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             const unsigned k_off = (ks >> 2) * BLOCK_N * 128 + (ks & 3) * 32;
 #pragma unroll
             for (int r = 0; r < kRT; ++r) {
-                const int t = cons * kRT + r; /* Q row tile of the block */
-                const unsigned long long ad = wgmma::desc_sw128(sQa + (t * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
+                const int rt = cons * kRT + r; /* Q row tile of the block */
+                const unsigned long long ad =
+                    wgmma::desc_sw128(sQa + (rt * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
 #pragma unroll
                 for (int j = 0; j < kSN; ++j)
                     wgmma::mma_ss(s[r][j], ad, wgmma::desc_sw128(k_st + k_off + j * kPanel64), ks > 0);
@@ -315,161 +404,181 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             for (int j = 0; j < kSN; ++j) wgmma::hold(s[r][j]);
     };
 
-    /* masking and online softmax of row tile r of S (keys n0 ..): P packed into A
-     * fragments, the row state updated; O must then be scaled by alpha */
-    auto softmax = [&](int r, float (&s)[kSN][32], int n0, unsigned (&pk)[kSN][16], float (&alpha)[2]) {
-        const int wrow = crow + 64 * r;
-        const int w_pos_lo = p.kv_offset + m0 + wrow;
-        const int w_pos_hi = p.kv_offset + min(m0 + wrow + 16, Nq) - 1;
-        float mul = sl2; /* s * mul is the log2-domain logit */
-        const bool generic = always_generic || (n0 + BLOCK_N > Nkv) || (p.causal && n0 + BLOCK_N - 1 > w_pos_lo) ||
-                             (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + BLOCK_N - 1 > w_pos_lo + p.window));
-        if (generic) { /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
-            mul = 1.f;
-            const __half* __restrict__ mask_b = mask + (long long)b * Nq * Nkv;
-#pragma unroll
-            for (int hh = 0; hh < 2; ++hh) {
-                const int i = m0 + wrow + lr + 8 * hh;
-                const int pos = p.kv_offset + i;
-                int j_hi = Nkv, j_lo = 0; /* key j is kept iff j_lo <= j < j_hi */
-                if (p.causal) j_hi = min(j_hi, pos + 1);
-                if (p.window > 0) {
-                    j_hi = min(j_hi, pos + p.window + 1);
-                    j_lo = pos - p.window;
-                }
-                const bool mrow_ok = p.has_mask && i < Nq;
-                const __half* __restrict__ mrow = mask_b + (long long)(i < Nq ? i : 0) * Nkv;
-#pragma unroll
-                for (int j = 0; j < kSN; ++j)
-#pragma unroll
-                    for (int c = 0; c < 8; ++c)
-#pragma unroll
-                        for (int e = 0; e < 2; ++e) {
-                            float& x = s[j][4 * c + 2 * hh + e];
-                            const int key = n0 + 64 * j + 8 * c + lc + e;
-                            float y = x * sl2;
-                            if (always_generic) {
-                                y -= slope2 * (float)abs(pos - key);
-                                if (mrow_ok && key < Nkv) y = fmaf(__half2float(mrow[key]), kLog2e, y);
-                            }
-                            x = (key < j_hi && key >= j_lo) ? y : kNegInf;
-                        }
-            }
+    /* the warp is done reading Q (its wgmma retired): one arrival per warp */
+    auto release = [&](unsigned long long* bar) {
+        __syncwarp();
+        if (warp_leader) mbar_arrive(bar);
+    };
+    /* ... a K or V ring slot: one arrival per warp on it in every block of the cluster */
+    auto release_slot = [&](unsigned long long* bar) {
+        __syncwarp();
+        if (warp_leader) {
+            mbar_arrive(bar);
+#if CLUSTER == 2
+            mbar_arrive_cluster(bar, rank ^ 1);
+#endif
         }
-#pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-            float mx = kNegInf;
-#pragma unroll
-            for (int j = 0; j < kSN; ++j)
-#pragma unroll
-                for (int c = 0; c < 8; ++c) mx = fmaxf(mx, fmaxf(s[j][4 * c + 2 * hh], s[j][4 * c + 2 * hh + 1]));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            const float m_new = fmaxf(row_m[r][hh], mx * mul);
-            const float m_use = (m_new == kNegInf) ? 0.f : m_new;
-            alpha[hh] = ex2(row_m[r][hh] - m_use);
-            row_m[r][hh] = m_new;
-            float l = row_l[r][hh] * alpha[hh];
-#pragma unroll
-            for (int j = 0; j < kSN; ++j)
-#pragma unroll
-                for (int c = 0; c < 8; ++c) {
-                    const float p0 = ex2(fmaf(s[j][4 * c + 2 * hh], mul, -m_use));
-                    const float p1 = ex2(fmaf(s[j][4 * c + 2 * hh + 1], mul, -m_use));
-                    l += p0 + p1;
-                    pk[j][2 * c + hh] = pack2<elem_t>(p0, p1);
-                }
-            row_l[r][hh] = l;
+    };
+    /* ring tiles g0 .. g0 + n - 1 whose keys this block's rows do not attend: waited for
+     * (both blocks' copies landed in this block's slot) and released */
+    [[maybe_unused]] auto skip_tiles = [&](int g0, int n) {
+#pragma unroll 1
+        for (int i = g0; i < g0 + n; ++i) {
+            mbar_wait(&bars.k_full[i % STAGES], (i / STAGES) & 1);
+            mbar_wait(&bars.v_full[i % STAGES], (i / STAGES) & 1);
+            release_slot(&bars.k_empty[i % STAGES]);
+            release_slot(&bars.v_empty[i % STAGES]);
         }
     };
 
-    auto rescale_o = [&](const float (&alpha)[kRT][2]) {
+    int g = 0; /* ring tiles consumed so far (over every item), as the producer counts them */
+    int n_done = 0;
+#pragma unroll 1
+    for (int w = w_first; w < n_items; w += w_step, ++n_done) {
+        const WorkItem t = work_item(p, w, rank);
+        const int m0 = t.m0, tb = t.tb, ntiles = t.ntiles;
+#if CLUSTER == 2
+        skip_tiles(g, t.skip);
+        g += t.skip;
+#endif
+        const float slope2 = score_mods::alibi_slope_log2(p, t.h);
+        const __half* __restrict__ mask_b = mask + (long long)t.b * Nq * Nkv;
+
+        float oacc[kRT][kON][32];
 #pragma unroll
         for (int r = 0; r < kRT; ++r)
 #pragma unroll
             for (int j = 0; j < kON; ++j)
 #pragma unroll
-                for (int c = 0; c < 8; ++c)
+                for (int i = 0; i < 32; ++i) oacc[r][j][i] = 0.f;
+        float row_m[kRT][2], row_l[kRT][2];
 #pragma unroll
-                    for (int hh = 0; hh < 2; ++hh) {
-                        oacc[r][j][4 * c + 2 * hh] *= alpha[r][hh];
-                        oacc[r][j][4 * c + 2 * hh + 1] *= alpha[r][hh];
+        for (int r = 0; r < kRT; ++r) row_m[r][0] = row_m[r][1] = kNegInf, row_l[r][0] = row_l[r][1] = 0.f;
+
+        /* masking and online softmax of row tile r of S (keys n0 ..): P packed into A
+         * fragments, the row state updated; O must then be scaled by alpha */
+        auto softmax = [&](int r, float (&s)[kSN][32], int n0, unsigned (&pk)[kSN][16], float (&alpha)[2]) {
+            const int wrow = crow + 64 * r;
+            const int w_pos_lo = p.kv_offset + m0 + wrow;
+            const int w_pos_hi = p.kv_offset + min(m0 + wrow + 16, Nq) - 1;
+            float mul = sl2; /* s * mul is the log2-domain logit */
+            if (score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
+                /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
+                mul = 1.f;
+                score_mods::mask_tile(s, p, mask_b, always_generic, slope2, sl2, m0 + wrow + lr, n0, lc);
+            }
+#pragma unroll
+            for (int hh = 0; hh < 2; ++hh) {
+                float mx = kNegInf;
+#pragma unroll
+                for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                    for (int c = 0; c < 8; ++c)
+                        mx = fmaxf(mx, fmaxf(s[j][4 * c + 2 * hh], s[j][4 * c + 2 * hh + 1]));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                const float m_new = fmaxf(row_m[r][hh], mx * mul);
+                const float m_use = (m_new == kNegInf) ? 0.f : m_new;
+                alpha[hh] = ex2(row_m[r][hh] - m_use);
+                row_m[r][hh] = m_new;
+                float l = row_l[r][hh] * alpha[hh];
+#pragma unroll
+                for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                    for (int c = 0; c < 8; ++c) {
+                        const float p0 = ex2(fmaf(s[j][4 * c + 2 * hh], mul, -m_use));
+                        const float p1 = ex2(fmaf(s[j][4 * c + 2 * hh + 1], mul, -m_use));
+                        l += p0 + p1;
+                        pk[j][2 * c + hh] = pack2<elem_t>(p0, p1);
                     }
-    };
+                row_l[r][hh] = l;
+            }
+        };
 
-    auto hold_o = [&]() {
+        auto rescale_o = [&](const float (&alpha)[kRT][2]) {
 #pragma unroll
-        for (int r = 0; r < kRT; ++r)
-#pragma unroll
-            for (int j = 0; j < kON; ++j) wgmma::hold(oacc[r][j]);
-    };
-
-    /* O += P V of the tile in `stage`: issued and committed */
-    auto issue_pv = [&](int stage, const unsigned (&pk)[kRT][kSN][16]) {
-        const unsigned v_st = sVa + stage * kTileBytes;
-        hold_o();
-        wgmma::fence();
-#pragma unroll
-        for (int kk = 0; kk < kPKS; ++kk) {
-#pragma unroll
-            for (int r = 0; r < kRT; ++r) {
-                /* keys 16 kk .. 16 kk + 15: n8 chunks 2 (kk % 4) and + 1 of S piece kk / 4 */
-                const unsigned a[4] = {pk[r][kk >> 2][4 * (kk & 3)], pk[r][kk >> 2][4 * (kk & 3) + 1],
-                                       pk[r][kk >> 2][4 * (kk & 3) + 2], pk[r][kk >> 2][4 * (kk & 3) + 3]};
+            for (int r = 0; r < kRT; ++r)
 #pragma unroll
                 for (int j = 0; j < kON; ++j)
-                    wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128), 1);
+#pragma unroll
+                    for (int c = 0; c < 8; ++c)
+#pragma unroll
+                        for (int hh = 0; hh < 2; ++hh) {
+                            oacc[r][j][4 * c + 2 * hh] *= alpha[r][hh];
+                            oacc[r][j][4 * c + 2 * hh + 1] *= alpha[r][hh];
+                        }
+        };
+
+        auto hold_o = [&]() {
+#pragma unroll
+            for (int r = 0; r < kRT; ++r)
+#pragma unroll
+                for (int j = 0; j < kON; ++j) wgmma::hold(oacc[r][j]);
+        };
+
+        /* O += P V of the tile in `stage`: issued and committed */
+        auto issue_pv = [&](int stage, const unsigned (&pk)[kRT][kSN][16]) {
+            const unsigned v_st = sVa + stage * kTileBytes;
+            hold_o();
+            wgmma::fence();
+#pragma unroll
+            for (int kk = 0; kk < kPKS; ++kk) {
+#pragma unroll
+                for (int r = 0; r < kRT; ++r) {
+                    /* keys 16 kk .. 16 kk + 15: n8 chunks 2 (kk % 4) and + 1 of S piece kk / 4 */
+                    const unsigned a[4] = {pk[r][kk >> 2][4 * (kk & 3)], pk[r][kk >> 2][4 * (kk & 3) + 1],
+                                           pk[r][kk >> 2][4 * (kk & 3) + 2], pk[r][kk >> 2][4 * (kk & 3) + 3]};
+#pragma unroll
+                    for (int j = 0; j < kON; ++j)
+                        wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128),
+                                         1);
+                }
             }
-        }
-        wgmma::commit();
-    };
+            wgmma::commit();
+        };
 
-    /* the warp is done reading a ring slot (its wgmma retired): one arrival per warp */
-    auto release = [&](unsigned long long* bar) {
-        __syncwarp();
-        if (warp_leader) mbar_arrive(bar);
-    };
-
-    mbar_wait(&bars.q_full, 0);
+        mbar_wait(&bars.q_full, n_done & 1);
 
 #if OVERLAP == 0
-    /* each tile: S, wait, softmax, P V, wait */
+        /* each tile: S, wait, softmax, P V, wait */
+        if (ntiles == 0) release(&bars.q_empty);
 #pragma unroll 1
-    for (int it = 0; it < ntiles; ++it) {
-        const int stage = it % STAGES;
-        const unsigned parity = (it / STAGES) & 1;
-        mbar_wait(&bars.k_full[stage], parity);
-        float s[kRT][kSN][32];
-        issue_s(stage, s);
-        wgmma::wait<0>();
-        s_done(s);
-        release(&bars.k_empty[stage]);
-        unsigned pk[kRT][kSN][16];
-        float alpha[kRT][2];
+        for (int it = 0; it < ntiles; ++it) {
+            const int stage = (g + it) % STAGES;
+            const unsigned parity = ((g + it) / STAGES) & 1;
+            mbar_wait(&bars.k_full[stage], parity);
+            float s[kRT][kSN][32];
+            issue_s(stage, s);
+            wgmma::wait<0>();
+            s_done(s);
+            release_slot(&bars.k_empty[stage]);
+            if (it + 1 == ntiles) release(&bars.q_empty); /* the item's last read of Q */
+            unsigned pk[kRT][kSN][16];
+            float alpha[kRT][2];
 #pragma unroll
-        for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r]);
-        rescale_o(alpha);
-        mbar_wait(&bars.v_full[stage], parity);
-        issue_pv(stage, pk);
-        wgmma::wait<0>();
-        hold_o();
-        release(&bars.v_empty[stage]);
-    }
+            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r]);
+            rescale_o(alpha);
+            mbar_wait(&bars.v_full[stage], parity);
+            issue_pv(stage, pk);
+            wgmma::wait<0>();
+            hold_o();
+            release_slot(&bars.v_empty[stage]);
+        }
 #else
-    /* S of tile it + 1 and P V of tile it in flight together; the softmax of
-     * tile it + 1 runs while P V still computes.  No wgmma under a run-time
-     * branch inside the loop: ptxas serializes every wgmma of the kernel
-     * (C7514) when it cannot prove where accumulators are read. */
+        /* S of tile it + 1 and P V of tile it in flight together; the softmax of
+         * tile it + 1 runs while P V still computes.  No wgmma under a run-time
+         * branch inside the loop: ptxas serializes every wgmma of the kernel
+         * (C7514) when it cannot prove where accumulators are read. */
 #if PINGPONG
-    /* consumer c issues its products after consumer c - 1 (round robin): it waits
-     * on barrier 1 + c, then lets the next one go.  The last consumer opens the
-     * first turn and skips its last hand-over, so every barrier's arrivals and
-     * waits pair up. */
-    const int turn_threads = 256;
-    const int my_turn = kTurnBarrier + cons;
-    const int next_turn = kTurnBarrier + (cons + 1) % kConsumers;
-    const bool last_cons = cons == kConsumers - 1;
-    if (last_cons && ntiles > 0) named_bar_arrive(kTurnBarrier, turn_threads);
+        /* consumer c issues its products after consumer c - 1 (round robin): it waits
+         * on barrier 1 + c, then lets the next one go.  The last consumer opens the
+         * first turn of each item and skips its last hand-over, so every barrier's
+         * arrivals and waits pair up within the item. */
+        const int turn_threads = 256;
+        const int my_turn = kTurnBarrier + cons;
+        const int next_turn = kTurnBarrier + (cons + 1) % kConsumers;
+        const bool last_cons = cons == kConsumers - 1;
+        if (last_cons && ntiles > 0) named_bar_arrive(kTurnBarrier, turn_threads);
 #define WS_TURN_BEGIN() named_bar_sync(my_turn, turn_threads)
 #define WS_TURN_END(is_last) \
     if (!(last_cons && (is_last))) named_bar_arrive(next_turn, turn_threads)
@@ -477,88 +586,96 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #define WS_TURN_BEGIN() ((void)0)
 #define WS_TURN_END(is_last) ((void)0)
 #endif
-    unsigned pk[kRT][kSN][16];
-    if (ntiles > 0) {
-        mbar_wait(&bars.k_full[0], 0);
-        float s[kRT][kSN][32];
-        WS_TURN_BEGIN();
-        issue_s(0, s);
-        WS_TURN_END(false);
-        wgmma::wait<0>();
-        s_done(s);
-        release(&bars.k_empty[0]);
-        float alpha[kRT][2];
+        unsigned pk[kRT][kSN][16];
+        if (ntiles > 0) {
+            const int st = g % STAGES;
+            mbar_wait(&bars.k_full[st], (g / STAGES) & 1);
+            float s[kRT][kSN][32];
+            WS_TURN_BEGIN();
+            issue_s(st, s);
+            WS_TURN_END(false);
+            wgmma::wait<0>();
+            s_done(s);
+            release_slot(&bars.k_empty[st]);
+            float alpha[kRT][2];
 #pragma unroll
-        for (int r = 0; r < kRT; ++r) softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r]); /* O is 0: alpha unused */
-    }
+            for (int r = 0; r < kRT; ++r) softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r]); /* O is 0: alpha unused */
+        }
 #pragma unroll 1
-    for (int it = 0; it + 1 < ntiles; ++it) {
-        const int st_s = (it + 1) % STAGES, st_v = it % STAGES;
-        mbar_wait(&bars.k_full[st_s], ((it + 1) / STAGES) & 1);
-        mbar_wait(&bars.v_full[st_v], (it / STAGES) & 1);
-        float s[kRT][kSN][32];
-        WS_TURN_BEGIN();
-        issue_s(st_s, s);
-        issue_pv(st_v, pk);
-        WS_TURN_END(false);
-        wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
-        s_done(s);
-        release(&bars.k_empty[st_s]);
-        unsigned pk_next[kRT][kSN][16];
-        float alpha[kRT][2];
+        for (int it = 0; it + 1 < ntiles; ++it) {
+            const int gs = g + it + 1, gv = g + it; /* ring tiles of S's K and of P V's V */
+            const int st_s = gs % STAGES, st_v = gv % STAGES;
+            mbar_wait(&bars.k_full[st_s], (gs / STAGES) & 1);
+            mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
+            float s[kRT][kSN][32];
+            WS_TURN_BEGIN();
+            issue_s(st_s, s);
+            issue_pv(st_v, pk);
+            WS_TURN_END(false);
+            wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
+            s_done(s);
+            release_slot(&bars.k_empty[st_s]);
+            unsigned pk_next[kRT][kSN][16];
+            float alpha[kRT][2];
 #pragma unroll
-        for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r]);
-        wgmma::wait<0>(); /* P V of tile it done: O and pk free */
-        hold_o();
-        release(&bars.v_empty[st_v]);
-        rescale_o(alpha);
+            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r]);
+            wgmma::wait<0>(); /* P V of tile it done: O and pk free */
+            hold_o();
+            release_slot(&bars.v_empty[st_v]);
+            rescale_o(alpha);
 #pragma unroll
-        for (int r = 0; r < kRT; ++r)
+            for (int r = 0; r < kRT; ++r)
 #pragma unroll
-            for (int j = 0; j < kSN; ++j)
+                for (int j = 0; j < kSN; ++j)
 #pragma unroll
-                for (int i = 0; i < 16; ++i) pk[r][j][i] = pk_next[r][j][i] ^ opaque0; /* a real in-loop definition */
-    }
-    if (ntiles > 0) { /* P V of the last tile */
-        const int st_v = (ntiles - 1) % STAGES;
-        mbar_wait(&bars.v_full[st_v], ((ntiles - 1) / STAGES) & 1);
-        WS_TURN_BEGIN();
-        issue_pv(st_v, pk);
-        WS_TURN_END(true);
-        wgmma::wait<0>();
-        hold_o();
-    }
+                    for (int i = 0; i < 16; ++i)
+                        pk[r][j][i] = pk_next[r][j][i] ^ opaque0; /* a real in-loop definition */
+        }
+        /* every S of the item retired: the producer may load the next item's Q */
+        release(&bars.q_empty);
+        if (ntiles > 0) { /* P V of the last tile */
+            const int gv = g + ntiles - 1, st_v = gv % STAGES;
+            mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
+            WS_TURN_BEGIN();
+            issue_pv(st_v, pk);
+            WS_TURN_END(true);
+            wgmma::wait<0>();
+            hold_o();
+            release_slot(&bars.v_empty[st_v]);
+        }
 #undef WS_TURN_BEGIN
 #undef WS_TURN_END
 #endif
+        g += ntiles;
+#if CLUSTER == 2
+        skip_tiles(g, t.ring_tiles - t.skip - ntiles);
+        g += t.ring_tiles - t.skip - ntiles;
+#endif
 
-    /* ---- epilogue: full row sums, sinks, normalize, store ---- */
-    const float sink2 = p.has_sinks ? sinks[h] * kLog2e : kNegInf;
-    elem_t* __restrict__ og = o + ((long long)(b * p.Hq + h) * Nq) * HEAD_DIM;
+        /* ---- epilogue: full row sums, sinks, normalize, store ---- */
+        const float sink2 = p.has_sinks ? sinks[t.h] * kLog2e : kNegInf;
+        elem_t* __restrict__ og = o + ((long long)(t.b * p.Hq + t.h) * Nq) * HEAD_DIM;
 #pragma unroll
-    for (int r = 0; r < kRT; ++r)
+        for (int r = 0; r < kRT; ++r)
 #pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-            float l = row_l[r][hh];
-            l += __shfl_xor_sync(0xffffffffu, l, 1);
-            l += __shfl_xor_sync(0xffffffffu, l, 2);
-            const float m = row_m[r][hh];
-            const float m_f = fmaxf(m, sink2);
-            float inv = 0.f;
-            if (m_f != kNegInf) {
-                const float w = ex2(m - m_f); /* 0 when nothing attended */
-                const float den = l * w + (p.has_sinks ? ex2(sink2 - m_f) : 0.f);
-                inv = den > 0.f ? w * __frcp_rn(den) : 0.f;
+            for (int hh = 0; hh < 2; ++hh) {
+                float l = row_l[r][hh];
+                l += __shfl_xor_sync(0xffffffffu, l, 1);
+                l += __shfl_xor_sync(0xffffffffu, l, 2);
+                const float inv = score_mods::row_normalizer(l, row_m[r][hh], sink2, p.has_sinks);
+                const int gr = m0 + crow + 64 * r + lr + 8 * hh;
+                if (gr < Nq) {
+                    elem_t* __restrict__ orow = og + (long long)gr * HEAD_DIM + lc;
+#pragma unroll
+                    for (int j = 0; j < kON; ++j)
+#pragma unroll
+                        for (int c = 0; c < 8; ++c)
+                            *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) = pack2<elem_t>(
+                                oacc[r][j][4 * c + 2 * hh] * inv, oacc[r][j][4 * c + 2 * hh + 1] * inv);
+                }
             }
-            const int gr = m0 + crow + 64 * r + lr + 8 * hh;
-            if (gr < Nq) {
-                elem_t* __restrict__ orow = og + (long long)gr * HEAD_DIM + lc;
-#pragma unroll
-                for (int j = 0; j < kON; ++j)
-#pragma unroll
-                    for (int c = 0; c < 8; ++c)
-                        *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) =
-                            pack2<elem_t>(oacc[r][j][4 * c + 2 * hh] * inv, oacc[r][j][4 * c + 2 * hh + 1] * inv);
-            }
-        }
+    }
+#if CLUSTER == 2
+    cluster_sync(); /* no block leaves while its peer may still arrive on its barriers */
+#endif
 }

@@ -131,6 +131,7 @@ struct Launch {
   std::array<std::uint64_t, 3> grid{1, 1, 1};
   std::array<std::uint64_t, 3> block{1, 1, 1};
   std::uint64_t dynamic_shared_bytes = 0;
+  std::array<std::uint64_t, 3> cluster{1, 1, 1};  // CUDA thread-block cluster (1x1x1: none); divides grid
 };
 
 // A configuration's launches recorded once (a CUDA graph) and replayed.

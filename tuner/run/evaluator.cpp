@@ -45,7 +45,7 @@ PreparedShape Evaluator::prepare_fields(const std::string& name, const nlohmann:
   PreparedShape p;
   p.name = name;
   p.fields = fields;
-  p.variables = op.variables(fields);
+  p.variables = with_compute_units(op.variables(fields), device_.info().compute_units);
   p.numbers = op.number_variables(fields);
   p.problem = op.make_problem(fields, settings_.seed);
   for (const auto& hb : p.problem->buffers()) {
@@ -165,8 +165,10 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
   result.defines = defines_string(lp.defines);
   result.workspace_bytes = lp.workspace_bytes;
   result.launches = nlohmann::json::array();
-  for (const auto& l : lp.launches)
+  for (const auto& l : lp.launches) {
     result.launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
+    if (l.cluster != std::array<std::uint64_t, 3>{1, 1, 1}) result.launches.back()["cluster"] = l.cluster;
+  }
 
   const DeviceInfo& dev = device_.info();
   for (const auto& launch : lp.launches) {

@@ -59,8 +59,14 @@ std::string instantiate_entry(const std::string& entry, const Bindings& bindings
   return out;
 }
 
+Bindings with_compute_units(Bindings shape_variables, int compute_units) {
+  shape_variables[kComputeUnitsVariable] = compute_units > 0 ? compute_units : kPlanningComputeUnits;
+  return shape_variables;
+}
+
 LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const Bindings& shape_variables) {
-  const Bindings b = config_bindings(shape_variables, config);
+  Bindings b = config_bindings(shape_variables, config);
+  b.try_emplace(kComputeUnitsVariable, kPlanningComputeUnits);
   if (std::string why = failed_constraint(kernel, b); !why.empty()) throw Outcome{Status::skipped, why, {}};
 
   LaunchPlan plan;
@@ -75,6 +81,17 @@ LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const B
       launch.grid[d] = eval_dim(ls.grid[d], b, fmt::format("launches[{}].grid[{}]", l, d));
     for (std::size_t d = 0; d < ls.block.size(); ++d)
       launch.block[d] = eval_dim(ls.block[d], b, fmt::format("launches[{}].block[{}]", l, d));
+    for (std::size_t d = 0; d < ls.cluster.size(); ++d) {
+      const std::string what = fmt::format("launches[{}].cluster[{}]", l, d);
+      launch.cluster[d] = eval_dim(ls.cluster[d], b, what);
+      if (launch.cluster[d] == 0) throw Outcome{Status::skipped, what + " is 0", {}};
+      if (launch.grid[d] % launch.cluster[d] != 0)
+        throw Outcome{Status::skipped, fmt::format("{}: grid[{}] = {} is not a multiple of the cluster's {}", ls.entry, d,
+                                                   launch.grid[d], launch.cluster[d]), {}};
+    }
+    if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > kMaxClusterBlocks)
+      throw Outcome{Status::skipped, fmt::format("{}: a cluster of {}x{}x{} blocks exceeds {}", ls.entry, launch.cluster[0],
+                                                 launch.cluster[1], launch.cluster[2], kMaxClusterBlocks), {}};
     if (ls.shared_bytes)
       launch.dynamic_shared_bytes = eval_dim(*ls.shared_bytes, b, fmt::format("launches[{}].shared_bytes", l));
     const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];

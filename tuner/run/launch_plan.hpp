@@ -3,6 +3,7 @@
 // from the spec's expressions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,17 @@ struct LaunchPlan {
   std::size_t workspace_bytes = 0;
   std::vector<TensorMapPlan> tensor_maps;
 };
+
+// compute_units where the shape's variables lack it (no device at hand): an
+// H100 / H200's multiprocessors.
+inline constexpr long long kPlanningComputeUnits = 132;
+
+// Blocks of one thread-block cluster at most (Hopper: 8 portable, 16 with the
+// non-portable attribute, which the CUDA backend sets above 8).
+inline constexpr std::uint64_t kMaxClusterBlocks = 16;
+
+// Bindings with compute_units (kComputeUnitsVariable) set to the device's count.
+Bindings with_compute_units(Bindings shape_variables, int compute_units);
 
 // Throws Outcome{skipped} when a constraint is false, an expression cannot be
 // evaluated, or a launch is empty.

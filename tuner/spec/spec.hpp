@@ -35,10 +35,16 @@ struct Shape {
   nlohmann::json fields;  // after the operation's defaults were applied
 };
 
+// The device's multiprocessor (CUDA) / compute-unit (OpenCL) count, a variable of
+// launch grids only: the evaluator binds the device's; planning without a device
+// (compile, --emit-launch) binds kPlanningComputeUnits (tuner/run/launch_plan.hpp).
+inline constexpr const char* kComputeUnitsVariable = "compute_units";
+
 struct LaunchSpec {
   std::string entry;
   std::vector<Expression> grid;   // 1 to 3 expressions: work-groups per dimension
   std::vector<Expression> block;  // 1 to 3 expressions: work-items per group
+  std::vector<Expression> cluster;  // CUDA thread-block cluster, blocks per dimension (empty: none)
   std::optional<Expression> shared_bytes;
 };
 

@@ -219,11 +219,14 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
 
   const JsonField launches = f.member("launches");
   for (const auto& l : launches.elements()) {
-    l.expect_object({"entry", "grid", "block", "shared_bytes"});
+    l.expect_object({"entry", "grid", "block", "cluster", "shared_bytes"});
     LaunchSpec launch;
     launch.entry = load_entry(l.member("entry"), k.backends);
-    launch.grid = load_dims(l.member("grid"), names);
+    std::vector<std::string> grid_names = names;
+    grid_names.push_back(kComputeUnitsVariable);  // the grid may size itself to the device (a persistent kernel)
+    launch.grid = load_dims(l.member("grid"), grid_names);
     launch.block = load_dims(l.member("block"), names);
+    if (auto cluster = l.optional_member("cluster")) launch.cluster = load_dims(*cluster, names);
     if (auto shared = l.optional_member("shared_bytes")) launch.shared_bytes = parse_expression(*shared, names);
     k.launches.push_back(std::move(launch));
   }

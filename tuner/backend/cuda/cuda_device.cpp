@@ -466,6 +466,7 @@ struct CudaDevice::PreparedLaunches {
     CUfunction f;
     unsigned int g[3], b[3];
     unsigned int smem;
+    unsigned int cluster[3];  // 1, 1, 1: a plain launch
   };
   std::vector<One> launches;
   std::vector<CUdeviceptr> pointers;  // params point into these, the tensor maps and the args' bytes
@@ -530,15 +531,47 @@ CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program
       p.b[d] = dim(l.block[static_cast<std::size_t>(d)], "block", d, l.entry);
     }
     p.smem = static_cast<unsigned int>(l.dynamic_shared_bytes);
+    for (int d = 0; d < 3; ++d) p.cluster[d] = dim(l.cluster[static_cast<std::size_t>(d)], "cluster", d, l.entry);
+    if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1) {
+      if (!cu::driver().cuLaunchKernelEx)
+        throw LaunchError(fmt::format("cuda: launch of '{}' in clusters of {}x{}x{} blocks needs cuLaunchKernelEx "
+                                      "(CUDA 12 or later; driver version {})",
+                                      l.entry, p.cluster[0], p.cluster[1], p.cluster[2], cu::driver().version));
+      // clusters of more than 8 blocks are "non-portable": allowed per function
+      if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 8)
+        ATTN_CU_LAUNCH(cuFuncSetAttribute(p.f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+    }
     out.launches.push_back(p);
   }
   return out;
 }
 
 void CudaDevice::enqueue(const PreparedLaunches& prepared) {
-  for (const auto& p : prepared.launches)
-    ATTN_CU_LAUNCH(cuLaunchKernel(p.f, p.g[0], p.g[1], p.g[2], p.b[0], p.b[1], p.b[2], p.smem, state_->stream,
-                                  const_cast<void**>(prepared.params.data()), nullptr));
+  for (const auto& p : prepared.launches) {
+    void** params = const_cast<void**>(prepared.params.data());
+    if (p.cluster[0] * p.cluster[1] * p.cluster[2] == 1) {
+      ATTN_CU_LAUNCH(cuLaunchKernel(p.f, p.g[0], p.g[1], p.g[2], p.b[0], p.b[1], p.b[2], p.smem, state_->stream,
+                                    params, nullptr));
+      continue;
+    }
+    CUlaunchAttribute cluster{};
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = p.cluster[0];
+    cluster.value.clusterDim.y = p.cluster[1];
+    cluster.value.clusterDim.z = p.cluster[2];
+    CUlaunchConfig config{};
+    config.gridDimX = p.g[0];
+    config.gridDimY = p.g[1];
+    config.gridDimZ = p.g[2];
+    config.blockDimX = p.b[0];
+    config.blockDimY = p.b[1];
+    config.blockDimZ = p.b[2];
+    config.sharedMemBytes = p.smem;
+    config.hStream = state_->stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    ATTN_CU_LAUNCH(cuLaunchKernelEx(&config, p.f, params, nullptr));
+  }
 }
 
 double CudaDevice::run(const Program& program, const std::vector<Launch>& launches,

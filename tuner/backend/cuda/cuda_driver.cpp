@@ -89,6 +89,7 @@ LoadState load() {
     resolve("cuFuncGetParamInfo", "cuFuncGetParamInfo", reinterpret_cast<void**>(&api.cuFuncGetParamInfo));
     resolve("cuTensorMapEncodeTiled", "cuTensorMapEncodeTiled",
             reinterpret_cast<void**>(&api.cuTensorMapEncodeTiled));
+    resolve("cuLaunchKernelEx", "cuLaunchKernelEx", reinterpret_cast<void**>(&api.cuLaunchKernelEx));
     missing = required;  // the optional ones may be absent
   }
   if (!missing.empty()) {

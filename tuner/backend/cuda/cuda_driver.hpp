@@ -83,6 +83,8 @@ struct DriverApi {
   CUresult(CUDAAPI* cuFuncGetParamInfo)(CUfunction, size_t, size_t*, size_t*) = nullptr;
   // Optional: null before CUDA 12. Encodes TMA tensor maps (tensor_map.hpp).
   decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
+  // Optional: null before CUDA 12. Launches with attributes (thread-block clusters).
+  decltype(&::cuLaunchKernelEx) cuLaunchKernelEx = nullptr;
   int version = 0;  // cuDriverGetVersion: 13000 for CUDA 13.0
 };
 

@@ -197,6 +197,9 @@ class OpenClDevice final : public Device {
       for (const auto& launch : launches) {
         if (launch.dynamic_shared_bytes > 0)
           throw LaunchError("OpenCL kernels take no dynamic local memory argument (shared_bytes must be 0)");
+        if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] != 1)
+          throw LaunchError(fmt::format("{}: thread-block clusters are CUDA only (the launch's cluster must be 1)",
+                                        launch.entry));
         cl_kernel kernel = p.kernels.at(launch.entry);
         for (std::size_t i = 0; i < args.size(); ++i) {
           cl_int status;

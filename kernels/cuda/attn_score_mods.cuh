@@ -1,0 +1,104 @@
+/* Score modifiers of the wgmma prefill kernels (flash_attn_fwd_wgmma.cu,
+ * flash_attn_fwd_ws.cu), written once: which KV tiles a block of query rows
+ * attends (bottom-right causal, sliding window), whether a tile needs
+ * per-element masking, that masking on a wgmma accumulator tile (causal /
+ * window / Nkv edges, additive mask, ALiBi; log2 domain), the ALiBi slope and
+ * the epilogue's normaliser with sinks.  Needs attn_params (common/attn_params.h)
+ * and cuda_fp16.h included first. */
+#ifndef ATTN_TUNE_CUDA_ATTN_SCORE_MODS_CUH
+#define ATTN_TUNE_CUDA_ATTN_SCORE_MODS_CUH
+
+#include "cuda/ptx/math.cuh"
+
+namespace score_mods {
+
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+/* The KV tiles of block_n keys that query rows m0 .. m0 + rows - 1 attend:
+ * tiles tb .. tb + ntiles - 1 (fully masked tiles are never visited).  Rows
+ * from m0 >= Nq attend nothing. */
+__device__ __forceinline__ void kv_tile_range(const attn_params& p, int m0, int rows, int block_n, int& tb, int& ntiles) {
+    const int m_last = min(m0 + rows, p.Nq) - 1;
+    const int pos_lo = p.kv_offset + m0, pos_hi = p.kv_offset + m_last;
+    int n_lo = 0, n_hi = p.Nkv;
+    if (p.causal) n_hi = min(n_hi, pos_hi + 1);
+    if (p.window > 0) {
+        n_lo = max(n_lo, pos_lo - p.window);
+        n_hi = min(n_hi, pos_hi + p.window + 1);
+    }
+    tb = n_lo / block_n;
+    ntiles = (n_hi > n_lo && m0 < p.Nq) ? (n_hi + block_n - 1) / block_n - tb : 0;
+}
+
+/* ALiBi slope of query head h times log2(e) (0 without ALiBi) */
+__device__ __forceinline__ float alibi_slope_log2(const attn_params& p, int h) {
+    if (!(p.max_bias > 0.f)) return 0.f;
+    return kLog2e * (h < p.n_head_log2 ? __powf(p.m0, (float)(h + 1))
+                                       : __powf(p.m1, (float)(2 * (h - p.n_head_log2) + 1)));
+}
+
+/* whether the tile of block_n keys from n0 needs per-element work for the rows
+ * at positions w_pos_lo .. w_pos_hi: it crosses a causal / window / Nkv edge,
+ * or a mask or ALiBi applies everywhere (always) */
+__device__ __forceinline__ bool tile_needs_mask(const attn_params& p, bool always, int n0, int block_n, int w_pos_lo,
+                                                int w_pos_hi) {
+    return always || (n0 + block_n > p.Nkv) || (p.causal && n0 + block_n - 1 > w_pos_lo) ||
+           (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + block_n - 1 > w_pos_lo + p.window));
+}
+
+/* Per-element masking of one warp's wgmma accumulator tile s (kSN n64 pieces,
+ * keys n0 ..; this thread's rows i0 and i0 + 8, columns lc, lc + 1 of each n8
+ * chunk): every kept score becomes s * sl2 (+ the mask, - the ALiBi distance)
+ * in the log2 domain, every masked one -inf.  mask_b: this batch's [Nq][Nkv]. */
+template <int kSN>
+__device__ __forceinline__ void mask_tile(float (&s)[kSN][32], const attn_params& p, const __half* __restrict__ mask_b,
+                                          bool always, float slope2, float sl2, int i0, int n0, int lc) {
+    const int Nq = p.Nq, Nkv = p.Nkv;
+#pragma unroll
+    for (int hh = 0; hh < 2; ++hh) {
+        const int i = i0 + 8 * hh;
+        const int pos = p.kv_offset + i;
+        int j_hi = Nkv, j_lo = 0; /* key j is kept iff j_lo <= j < j_hi */
+        if (p.causal) j_hi = min(j_hi, pos + 1);
+        if (p.window > 0) {
+            j_hi = min(j_hi, pos + p.window + 1);
+            j_lo = pos - p.window;
+        }
+        const bool mrow_ok = p.has_mask && i < Nq;
+        const __half* __restrict__ mrow = mask_b + (long long)(i < Nq ? i : 0) * Nkv;
+#pragma unroll
+        for (int j = 0; j < kSN; ++j)
+#pragma unroll
+            for (int c = 0; c < 8; ++c)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    float& x = s[j][4 * c + 2 * hh + e];
+                    const int key = n0 + 64 * j + 8 * c + lc + e;
+                    float y = x * sl2;
+                    if (always) {
+                        y -= slope2 * (float)abs(pos - key);
+                        if (mrow_ok && key < Nkv) y = fmaf(__half2float(mrow[key]), kLog2e, y);
+                    }
+                    x = (key < j_hi && key >= j_lo) ? y : neg_inf();
+                }
+    }
+}
+
+/* The factor a row's O accumulator is multiplied by: 1 / (l + the sink's
+ * weight) at the row's maximum m (log2 domain; sink2 = -inf without sinks),
+ * 0 when nothing was attended.  l: the full row sum. */
+__device__ __forceinline__ float row_normalizer(float l, float m, float sink2, bool has_sinks) {
+    const float m_f = fmaxf(m, sink2);
+    float inv = 0.f;
+    if (m_f != neg_inf()) {
+        const float w = ptx::ex2(m - m_f); /* 0 when nothing attended */
+        const float den = l * w + (has_sinks ? ptx::ex2(sink2 - m_f) : 0.f);
+        inv = den > 0.f ? w * __frcp_rn(den) : 0.f;
+    }
+    return inv;
+}
+
+}  // namespace score_mods
+
+#endif
