@@ -120,7 +120,10 @@ if [ "$verified" = 1 ]; then
   # ---- 3. the exhaustive sweep
   # ~770 (configuration, shape) pairs: short sampling keeps the sweep near 2-3 minutes; the GPU stays busy
   # from one configuration to the next, so a short warm-up by time suffices (the peers step re-times the winners)
-  step sweep "$ATTN_TUNE" sweep "$spec" --shape "$shapes" --device "$cuda" --max-time 0.1 --min-samples 5 \
+  # (--quick: ~900 pairs, half the sampling time, to stay under 8 minutes in all)
+  sample=0.1
+  [ "$quick" = 1 ] && sample=0.05
+  step sweep "$ATTN_TUNE" sweep "$spec" --shape "$shapes" --device "$cuda" --max-time "$sample" --min-samples 5 \
     --warmup-time 0.05 --watchdog 30 --overwrite -q --out "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))
   statuses "$work/flash_attn_fwd_ws.json" > "$work/sweep.status" 2>&1 || failures=$((failures + 1))
   say "sweep: $(head -1 "$work/sweep.status")"
