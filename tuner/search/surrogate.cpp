@@ -32,15 +32,17 @@ SurrogateSearch::SurrogateSearch(const SpaceSampler& space, std::uint64_t seed) 
 }
 
 std::vector<double> SurrogateSearch::features(const Config& config) const {
+  // A parameter whose values are all positive by its value's log2 (tile sizes, thread and split
+  // counts act by ratios, and a random threshold on the log resolves the small values where a
+  // list such as 1..32, 36, ..., 128 is dense); any other by its value's position in its list.
   const auto pos = space_.positions(config);
-  const std::size_t n = space_.params().size();
-  std::vector<double> f(2 * n, 0.0);
-  for (std::size_t p = 0; pos && p < n; ++p) f[p] = static_cast<double>((*pos)[p]);
-  // And each value's log2: tile sizes, thread and split counts act by ratios, so a random
-  // threshold on the log resolves the small values where the positions of a list such as
-  // 1..32, 36, 40, ..., 128 are spread evenly.
-  for (std::size_t p = 0; p < n && p < config.size(); ++p)
-    f[n + p] = std::log2(std::max(1.0, static_cast<double>(config[p].second)));
+  const auto& params = space_.params();
+  std::vector<double> f(params.size(), 0.0);
+  for (std::size_t p = 0; pos && p < f.size(); ++p) {
+    const auto& values = params[p].second;
+    const bool positive = std::all_of(values.begin(), values.end(), [](long long v) { return v > 0; });
+    f[p] = positive ? std::log2(static_cast<double>(config[p].second)) : static_cast<double>((*pos)[p]);
+  }
   return f;
 }
 

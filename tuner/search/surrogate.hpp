@@ -1,7 +1,9 @@
 // Model-based search: after a random initial design, an extra-trees surrogate
-// of log(time) over the parameters' value positions and log2 values picks, among sampled
-// candidates and the best configurations' neighbours, the one with the largest
-// expected improvement. Failed configurations are modelled as slow.
+// of log(time) over the parameters (log2 of a positive value, else its position
+// in its list) picks, among the candidates (every valid configuration of a small
+// enough product, else sampled ones and the best configurations' neighbours),
+// the one with the largest expected improvement. Failed configurations are
+// modelled as slow.
 #pragma once
 
 #include "tuner/search/extra_trees.hpp"
