@@ -144,7 +144,7 @@ TEST(Recheck, TimesTheTopConfigurationsInterleavedAndComparesMedians) {
   in.top = 2;
   in.rounds = 3;
   in.measure = [&](const Job& job) {
-    const long long x = job.config.front().second;
+    const long long x = job.config.front().second.integer();
     order.push_back(fmt::format("X={}", x));
     ConfigResult r;
     r.job = job;

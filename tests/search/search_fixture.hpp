@@ -24,8 +24,8 @@ inline constexpr long long kValidConfigs = 440;
 
 // Smooth, with its minimum 1.0 at A=6, B=4, C=2, D=1; C=5 fails (no cost).
 inline Cost synthetic_cost(const Config& c) {
-  const double a = static_cast<double>(c[0].second), b = static_cast<double>(c[1].second);
-  const double cc = static_cast<double>(c[2].second), d = static_cast<double>(c[3].second);
+  const double a = static_cast<double>(c[0].second.integer()), b = static_cast<double>(c[1].second.integer());
+  const double cc = static_cast<double>(c[2].second.integer()), d = static_cast<double>(c[3].second.integer());
   if (c[2].second == 5) return std::nullopt;
   return 1.0 + 0.05 * (a - 6) * (a - 6) + 0.08 * (b - 4) * (b - 4) + 0.1 * std::abs(cc - 2) + 0.2 * (1 - d);
 }

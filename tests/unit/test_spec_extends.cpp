@@ -77,12 +77,12 @@ TEST(SpecExtends, TakesTheExtendedKernelsAndOverridesSingleFields) {
   ASSERT_EQ(spec.kernels.size(), 2u);
   const KernelSpec& prefill = spec.kernel("prefill");
   ASSERT_EQ(prefill.params.size(), 2u);
-  EXPECT_EQ(prefill.params[0].second, std::vector<long long>{32});
+  EXPECT_EQ(prefill.params[0].second, std::vector<ParamValue>{32});
   ASSERT_EQ(prefill.constraints.size(), 1u);
   EXPECT_EQ(prefill.constraints[0].text(), "D % DV_TILE == 0");
   EXPECT_EQ(prefill.launches.at(0).entry, "attn");
   EXPECT_EQ(prefill.baseline, "A");
-  EXPECT_EQ(spec.kernel("decode").params[0].second, (std::vector<long long>{32, 64}));
+  EXPECT_EQ(spec.kernel("decode").params[0].second, (std::vector<ParamValue>{32, 64}));
   EXPECT_EQ(prefill.shapes, std::vector<std::string>{"tiny"});
 }
 
@@ -108,7 +108,7 @@ TEST(SpecExtends, AKernelCanStartFromAnExtendedKernelOfAnotherName) {
   const Spec spec = load_spec(t.spec);
   ASSERT_EQ(spec.kernels.size(), 1u);
   EXPECT_EQ(spec.kernels[0].name, "window");
-  EXPECT_EQ(spec.kernels[0].params[0].second, (std::vector<long long>{16, 32, 64}));
+  EXPECT_EQ(spec.kernels[0].params[0].second, (std::vector<ParamValue>{16, 32, 64}));
 }
 
 TEST(SpecExtends, KernelsTheSpecNamesComeFirstInItsOrder) {

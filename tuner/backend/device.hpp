@@ -46,9 +46,14 @@ struct DeviceInfo {
 };
 
 // One -D NAME=VALUE option. Names are checked to be C identifiers.
+// One -D option. Values are text: integers, and a configuration's reals,
+// booleans (1/0) and identifiers ("float") alike.
 struct Define {
+  Define() = default;
+  Define(std::string name_, long long value_) : name(std::move(name_)), value(std::to_string(value_)) {}
+  Define(std::string name_, std::string value_) : name(std::move(name_)), value(std::move(value_)) {}
   std::string name;
-  long long value = 0;
+  std::string value;
 };
 
 struct CompileRequest {

@@ -86,7 +86,7 @@ std::string write_defines(const std::vector<Leaderboard>& leaderboards, const De
     for (const auto& line : provenance_lines(*lb)) s += " * " + line + "\n";
   }
   s += fmt::format(" * (attn-tune {}, commit {})\n */\n", kVersion, kGitCommit);
-  for (const auto& [name, value] : choice->config) s += fmt::format("#ifndef {0}\n#define {0} {1}\n#endif\n", name, value);
+  for (const auto& [name, value] : choice->config) s += fmt::format("#ifndef {0}\n#define {0} {1}\n#endif\n", name, value.define_text());
   return s;
 }
 

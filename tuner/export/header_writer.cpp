@@ -78,10 +78,29 @@ std::string exact_literal(const BucketField& field, const nlohmann::json& value)
   return fmt::format("{}", value.get<long long>());
 }
 
-std::string param_literal(const TunedKernel& kernel, const std::string& name, long long value) {
-  if (value < INT_MIN || value > INT_MAX)
+// A parameter's C type and literals: int, double ("1.0"), bool, or an identifier as a string ("float").
+const char* param_c_type(const TunedKernel& kernel, const std::string& name) {
+  switch (kernel.param_values.at(name).begin()->kind()) {
+    case ParamValue::Kind::integer: return "int";
+    case ParamValue::Kind::real: return "double";
+    case ParamValue::Kind::boolean: return "bool";
+    case ParamValue::Kind::identifier: return "const char*";
+  }
+  return "int";
+}
+
+std::string param_literal(const TunedKernel& kernel, const std::string& name, const ParamValue& value) {
+  if (value.kind() == ParamValue::Kind::identifier) return c_string_literal(value.name());
+  if (value.kind() == ParamValue::Kind::integer && (value.integer() < INT_MIN || value.integer() > INT_MAX))
     throw UsageError(fmt::format("{} / {}: {}={} does not fit an int", kernel.spec_name, kernel.kernel, name, value));
-  return fmt::format("{}", value);
+  return value.text();
+}
+
+// "p.BLOCK_M == 64"; identifiers compare as strings.
+std::string param_equals(const TunedKernel& kernel, const std::string& name, const ParamValue& value) {
+  if (value.kind() == ParamValue::Kind::identifier)
+    return fmt::format("detail::same(p.{}, {})", name, param_literal(kernel, name, value));
+  return fmt::format("p.{} == {}", name, param_literal(kernel, name, value));
 }
 
 std::string params_initializer(const TunedKernel& kernel, const Config& config) {
@@ -143,7 +162,7 @@ std::string kernel_block(const TunedKernel& k, const std::string& shape_name) {
                    field_list(k.scheme, BucketRule::exact), field_list(k.scheme, BucketRule::pow2_range));
 
   s += fmt::format("struct {}_params {{\n", id);
-  for (const auto& name : k.param_names) s += fmt::format("  int {};\n", name);
+  for (const auto& name : k.param_names) s += fmt::format("  {} {};\n", param_c_type(k, name), name);
   s += "};\n\n";
 
   s += fmt::format("struct {}_row {{\n  device_level level;\n  const char* key;  // device name, architecture or vendor\n", id);
@@ -201,7 +220,7 @@ std::string kernel_block(const TunedKernel& k, const std::string& shape_name) {
   std::vector<std::string> allowed;
   for (const auto& name : k.param_names) {
     std::vector<std::string> alternatives;
-    for (long long v : k.param_values.at(name)) alternatives.push_back(fmt::format("p.{} == {}", name, param_literal(k, name, v)));
+    for (const ParamValue& v : k.param_values.at(name)) alternatives.push_back(param_equals(k, name, v));
     allowed.push_back(fmt::format("({})", fmt::join(alternatives, " || ")));
   }
   s += "// Whether every parameter holds a value the sweeps tried.\n";

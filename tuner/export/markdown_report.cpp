@@ -21,7 +21,7 @@ std::string heatmap_table(const Heatmap& map) {
   std::string s = fmt::format("Median ms over {} (columns) × {} (rows), best over the other parameters; **bold**: the best{}\n\n",
                               map.x_param, map.y_param, map.axes_note.empty() ? "" : " (" + map.axes_note + ")");
   s += fmt::format("| {} \\ {} |", map.y_param, map.x_param);
-  for (long long x : map.xs) s += fmt::format(" {} |", x);
+  for (const ParamValue& x : map.xs) s += fmt::format(" {} |", x);
   s += "\n|--:|";
   for (std::size_t i = 0; i < map.xs.size(); ++i) s += "--:|";
   s += "\n";

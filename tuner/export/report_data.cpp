@@ -10,7 +10,7 @@
 namespace attn {
 namespace {
 
-std::optional<long long> param(const Config& config, const std::string& name) {
+std::optional<ParamValue> param(const Config& config, const std::string& name) {
   for (const auto& [n, v] : config)
     if (n == name) return v;
   return std::nullopt;
@@ -28,7 +28,7 @@ std::optional<Heatmap> heatmap_of(const LeaderboardGroup& group, const std::stri
   if (!has_both)
     map.axes_note = fmt::format("{} × {} asked for, but this kernel's parameters are {}", x, y, fmt::join(names, ", "));
 
-  std::set<long long> xs, ys;
+  std::set<ParamValue> xs, ys;
   for (const auto& e : group.entries) {
     xs.insert(*param(e.job.config, map.x_param));
     ys.insert(*param(e.job.config, map.y_param));

@@ -30,7 +30,7 @@ struct HeatmapCell {
 
 struct Heatmap {
   std::string x_param, y_param;
-  std::vector<long long> xs, ys;               // every value tried, ascending
+  std::vector<ParamValue> xs, ys;               // every value tried, ascending
   std::vector<std::vector<HeatmapCell>> cells;  // [y][x]
   std::string axes_note;                       // why other axes than the ones asked for, if so
 };

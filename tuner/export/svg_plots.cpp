@@ -108,9 +108,9 @@ std::string svg_heatmap(const Heatmap& map) {
   s += text(12, kTop + ny * kCellH / 2.0, fmt::format("{} →", map.y_param),
             fmt::format("class=\"axis-title\" text-anchor=\"middle\" transform=\"rotate(-90 12 {:.1f})\"", kTop + ny * kCellH / 2.0));
   for (int xi = 0; xi < nx; ++xi)
-    s += text(kLeft + (xi + 0.5) * kCellW, kTop + ny * kCellH + 14, std::to_string(map.xs[xi]), "text-anchor=\"middle\"");
+    s += text(kLeft + (xi + 0.5) * kCellW, kTop + ny * kCellH + 14, map.xs[xi].text(), "text-anchor=\"middle\"");
   for (int yi = 0; yi < ny; ++yi)
-    s += text(kLeft - 6, kTop + (yi + 0.5) * kCellH + 4, std::to_string(map.ys[yi]), "text-anchor=\"end\"");
+    s += text(kLeft - 6, kTop + (yi + 0.5) * kCellH + 4, map.ys[yi].text(), "text-anchor=\"end\"");
 
   for (int yi = 0; yi < ny; ++yi) {
     for (int xi = 0; xi < nx; ++xi) {

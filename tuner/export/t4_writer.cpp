@@ -54,7 +54,7 @@ nlohmann::json t4_results(const Leaderboard& leaderboard, const LeaderboardGroup
   nlohmann::json results = nlohmann::json::array();
   for (const auto& r : group.entries) {
     nlohmann::json configuration = nlohmann::json::object();
-    for (const auto& [name, value] : r.job.config) configuration[name] = value;
+    for (const auto& [name, value] : r.job.config) configuration[name] = value.to_json();
     nlohmann::json times = {{"compilation_time", r.compile_ms}};
     times["runtimes"] = r.timing ? nlohmann::json::array({r.timing->median_ms}) : nlohmann::json::array();
     if (r.timing) times["benchmark"] = r.timing->wall_s * 1000;

@@ -30,7 +30,7 @@ struct TunedKernel {
   std::string kernel;
   std::string operation;
   std::vector<std::string> param_names;                     // the spec's order
-  std::map<std::string, std::set<long long>> param_values;  // every value the sweeps tried
+  std::map<std::string, std::set<ParamValue>> param_values;  // every value the sweeps tried
   std::vector<BucketField> scheme;
   std::vector<TableRow> rows;  // by level, key, then bucket
   ConfigChoice fallback;       // choose_config over every device and shape

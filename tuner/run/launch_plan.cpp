@@ -38,7 +38,7 @@ std::string program_key(const std::vector<Define>& defines, const std::vector<st
   return key;
 }
 
-std::string instantiate_entry(const std::string& entry, const Bindings& bindings) {
+std::string instantiate_entry(const std::string& entry, const Bindings& bindings, const Config& config) {
   const auto lt = entry.find('<');
   if (lt == std::string::npos) return entry;
   auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -52,8 +52,11 @@ std::string instantiate_entry(const std::string& entry, const Bindings& bindings
     while (end < entry.size() && (word(entry[end]) || entry[end] == '.')) ++end;
     const std::string token = entry.substr(i, end - i);
     // Only a whole token that is a name binds: "0.5f" and "1e3" are literals.
-    const auto bound = std::isdigit(static_cast<unsigned char>(token[0])) ? bindings.end() : bindings.find(token);
-    out += bound == bindings.end() ? token : std::to_string(bound->second);
+    const bool name = !std::isdigit(static_cast<unsigned char>(token[0]));
+    const auto param = std::find_if(config.begin(), config.end(), [&](auto& p) { return name && p.first == token; });
+    const auto bound = name ? bindings.find(token) : bindings.end();
+    // A parameter as C++ writes it (true, 0.5, float); a shape variable as its integer.
+    out += param != config.end() ? param->second.text() : bound != bindings.end() ? std::to_string(bound->second) : token;
     i = end;
   }
   return out;
@@ -70,13 +73,13 @@ LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const B
   if (std::string why = failed_constraint(kernel, b); !why.empty()) throw Outcome{Status::skipped, why, {}};
 
   LaunchPlan plan;
-  for (const auto& [name, value] : config) plan.defines.push_back({name, value});
+  for (const auto& [name, value] : config) plan.defines.push_back({name, value.define_text()});
   for (const auto& [name, expr] : kernel.defines) plan.defines.push_back({name, eval_dim(expr, b, "defines." + name)});
 
   for (std::size_t l = 0; l < kernel.launches.size(); ++l) {
     const LaunchSpec& ls = kernel.launches[l];
     Launch launch;
-    launch.entry = instantiate_entry(ls.entry, b);
+    launch.entry = instantiate_entry(ls.entry, b, config);
     for (std::size_t d = 0; d < ls.grid.size(); ++d)
       launch.grid[d] = eval_dim(ls.grid[d], b, fmt::format("launches[{}].grid[{}]", l, d));
     for (std::size_t d = 0; d < ls.block.size(); ++d)

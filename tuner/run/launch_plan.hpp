@@ -52,8 +52,9 @@ std::string defines_string(const std::vector<Define>& defines);
 // arguments may be shape variables the defines lack).
 std::string program_key(const std::vector<Define>& defines, const std::vector<std::string>& entries);
 
-// ENTRY with every name of BINDINGS among its template arguments replaced by
-// its value: "attn<BLOCK_M, true>" -> "attn<64, true>". A plain name is returned as is.
-std::string instantiate_entry(const std::string& entry, const Bindings& bindings);
+// ENTRY with every parameter of CONFIG and name of BINDINGS among its template
+// arguments replaced by its value: "attn<BLOCK_M, STAGE>" -> "attn<64, true>".
+// A plain name is returned as is.
+std::string instantiate_entry(const std::string& entry, const Bindings& bindings, const Config& config = {});
 
 }  // namespace attn

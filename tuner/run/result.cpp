@@ -55,7 +55,7 @@ std::string Job::key() const { return fmt::format("{}|{}|{}", kernel, shape, con
 
 nlohmann::json Job::to_json() const {
   nlohmann::json params = nlohmann::json::array();
-  for (const auto& [name, value] : config) params.push_back({name, value});
+  for (const auto& [name, value] : config) params.push_back({name, value.to_json()});
   return {{"kernel", kernel}, {"shape", shape}, {"params", params}, {"preset", preset}};
 }
 
@@ -63,7 +63,8 @@ Job Job::from_json(const nlohmann::json& j) {
   Job job;
   job.kernel = j.at("kernel").get<std::string>();
   job.shape = j.at("shape").get<std::string>();
-  for (const auto& p : j.at("params")) job.config.emplace_back(p.at(0).get<std::string>(), p.at(1).get<long long>());
+  // A real stays a real (1.0 is written "1.0"), so a resumed key is the journaled one.
+  for (const auto& p : j.at("params")) job.config.emplace_back(p.at(0).get<std::string>(), ParamValue::from_json(p.at(1)));
   job.preset = j.value("preset", "");
   return job;
 }

@@ -67,7 +67,7 @@ std::optional<Config> SpaceSampler::sample_unseen(UniformStream& rng, const std:
 std::vector<Config> SpaceSampler::neighbours(const Config& config) const {
   std::vector<Config> out;
   for (std::size_t p = 0; p < params_.size(); ++p) {
-    for (long long v : params_[p].second) {
+    for (const ParamValue& v : params_[p].second) {
       if (v == config[p].second) continue;
       Config n = config;
       n[p].second = v;
@@ -101,7 +101,7 @@ RecordedSpace::RecordedSpace(Params params, const std::vector<Config>& recorded)
 SpaceSampler::Params RecordedSpace::params_of(const std::vector<std::string>& names, const std::vector<Config>& recorded) {
   Params params;
   for (std::size_t p = 0; p < names.size(); ++p) {
-    std::vector<long long> values;
+    std::vector<ParamValue> values;
     for (const auto& c : recorded)
       if (p < c.size()) values.push_back(c[p].second);
     std::sort(values.begin(), values.end());

@@ -19,7 +19,7 @@ namespace attn {
 
 class SpaceSampler {
  public:
-  using Params = std::vector<std::pair<std::string, std::vector<long long>>>;
+  using Params = std::vector<std::pair<std::string, std::vector<ParamValue>>>;
 
   explicit SpaceSampler(Params params);
   virtual ~SpaceSampler() = default;

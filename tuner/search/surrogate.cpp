@@ -14,6 +14,14 @@ constexpr double kExploration = 0.01;  // in log(time): improvements under 1% co
 constexpr double kFailurePenalty = 1.0;
 constexpr double kNoImprovement = 1e-12;  // log(time) above the slowest success: e times slower
 
+// A value as a number for the log2 feature: integers and booleans as such, reals as
+// themselves; an identifier has none (0: modelled by its position).
+double number(const ParamValue& v) {
+  return v.kind() == ParamValue::Kind::real ? v.real_value()
+         : v.is_bindable()                  ? static_cast<double>(v.integer())
+                                            : 0.0;
+}
+
 }  // namespace
 
 double expected_improvement(double mean, double stddev, double best) {
@@ -40,8 +48,8 @@ std::vector<double> SurrogateSearch::features(const Config& config) const {
   std::vector<double> f(params.size(), 0.0);
   for (std::size_t p = 0; pos && p < f.size(); ++p) {
     const auto& values = params[p].second;
-    const bool positive = std::all_of(values.begin(), values.end(), [](long long v) { return v > 0; });
-    f[p] = positive ? std::log2(static_cast<double>(config[p].second)) : static_cast<double>((*pos)[p]);
+    const bool positive = std::all_of(values.begin(), values.end(), [](const ParamValue& v) { return number(v) > 0; });
+    f[p] = positive ? std::log2(number(config[p].second)) : static_cast<double>((*pos)[p]);
   }
   return f;
 }

@@ -28,13 +28,17 @@ Config config_from_assignments(const KernelSpec& kernel, const std::string& pres
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw UsageError(fmt::format("--set: '{}' is not a parameter of kernel '{}' (parameters: {})", name, kernel.name,
                                    fmt::join(names, ", ")));
-    long long value = 0;
+    const auto& values = std::find_if(kernel.params.begin(), kernel.params.end(), [&](auto& p) { return p.first == name; })->second;
+    const ParamValue::Kind kind = values.front().kind();
+    ParamValue value;
     try {
-      std::size_t used = 0;
-      value = std::stoll(token.substr(eq + 1), &used);
-      if (used != token.size() - eq - 1) throw std::invalid_argument("trailing characters");
+      value = ParamValue::parse(kind, token.substr(eq + 1));
     } catch (const std::exception&) {
-      throw UsageError(fmt::format("--set: {} needs an integer value", token));
+      throw UsageError(fmt::format("--set: {} needs {} value", token,
+                                   kind == ParamValue::Kind::integer ? "an integer"
+                                   : kind == ParamValue::Kind::real  ? "a real"
+                                   : kind == ParamValue::Kind::boolean ? "a true/false"
+                                                                       : "an identifier"));
     }
     auto it = std::find_if(config.begin(), config.end(), [&](auto& p) { return p.first == name; });
     if (it != config.end()) it->second = value;

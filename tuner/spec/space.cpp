@@ -10,7 +10,9 @@ namespace attn {
 
 Bindings config_bindings(const Bindings& shape_variables, const Config& config) {
   Bindings b = shape_variables;
-  for (const auto& [name, value] : config) b[name] = value;
+  // Reals and identifiers are not expression values (spec_loader refuses expressions naming them).
+  for (const auto& [name, value] : config)
+    if (value.is_bindable()) b[name] = value.integer();
   return b;
 }
 
@@ -60,9 +62,9 @@ SpaceCursor::Step SpaceCursor::advance(PlannedConfig& out, long long max_points)
     Config config;
     config.reserve(params.size());
     for (std::size_t p = 0; p < params.size(); ++p) {
-      const long long value = params[p].second[index_[p]];
+      const ParamValue& value = params[p].second[index_[p]];
       config.emplace_back(params[p].first, value);
-      bindings_.insert_or_assign(params[p].first, value);
+      if (value.is_bindable()) bindings_.insert_or_assign(params[p].first, value.integer());
     }
     // Odometer: the last parameter varies fastest; wrapping the first ends the product.
     product_done_ = true;
@@ -114,8 +116,10 @@ SpaceCount count_space(const KernelSpec& kernel, const Bindings& shape_variables
   Bindings b = shape_variables;
   int kept = 0;
   for (int s = 0; s < samples; ++s) {
-    for (const auto& [name, values] : kernel.params)
-      b.insert_or_assign(name, values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)]);
+    for (const auto& [name, values] : kernel.params) {
+      const ParamValue& v = values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)];
+      if (v.is_bindable()) b.insert_or_assign(name, v.integer());
+    }
     kept += failed_constraint(kernel, b).empty();
   }
   count.kept = static_cast<long long>(static_cast<double>(count.product) * kept / samples);

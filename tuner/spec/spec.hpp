@@ -15,6 +15,7 @@
 
 #include "tuner/spec/expression.hpp"
 #include "tuner/spec/kernel_arguments_spec.hpp"
+#include "tuner/spec/param_value.hpp"
 #include "tuner/spec/spec_document.hpp"
 
 namespace attn {
@@ -22,9 +23,10 @@ namespace attn {
 class Operation;
 
 // One configuration: parameter values in the spec's parameter order.
-using Config = std::vector<std::pair<std::string, long long>>;
+using Config = std::vector<std::pair<std::string, ParamValue>>;
 
-// "BLOCK_M=32,BLOCK_N=64": the key a configuration is journaled and ranked under.
+// "BLOCK_M=32,BLOCK_N=64", "SCALE=0.5,SPLIT=true,ACC=float": the key a
+// configuration is journaled and ranked under.
 std::string config_key(const Config& config);
 
 // "B=1 D=128 Hq=8 Nkv=1024 Nq=1024 causal=1 dtype=f16": a shape's fields that are set.
@@ -70,7 +72,8 @@ struct KernelSpec {
   std::string description;
   std::vector<std::string> shapes;    // names, in spec order
   std::vector<std::string> backends;  // subset of the spec's sources
-  std::vector<std::pair<std::string, std::vector<long long>>> params;  // in file order
+  // In file order; one kind per parameter (integers, reals, booleans or identifiers).
+  std::vector<std::pair<std::string, std::vector<ParamValue>>> params;
   std::vector<std::pair<std::string, Expression>> defines;            // extra -D from the shape
   std::vector<Expression> constraints;
   std::vector<LaunchSpec> launches;

@@ -23,10 +23,17 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kBackends = {"opencl", "cuda"};
 
-Expression parse_expression(const JsonField& f, const std::vector<std::string>& names) {
+// OPAQUE: parameters that are no expression values (reals, identifiers), named
+// as such when an expression uses one.
+Expression parse_expression(const JsonField& f, const std::vector<std::string>& names,
+                            const std::vector<std::string>& opaque = {}) {
   try {
     return Expression(f.expression_text(), names);
   } catch (const ExpressionError& e) {
+    for (const auto& name : opaque)
+      if (std::string(e.what()).find("'" + name + "'") != std::string::npos)
+        f.fail(fmt::format("'{}' is a real or identifier parameter: expressions see integer and boolean (0/1) "
+                           "parameters only; it reaches the kernel as a -D option or a template argument", name));
     f.fail(e.what());
   }
 }
@@ -129,9 +136,10 @@ std::string load_entry(const JsonField& f, const std::vector<std::string>& backe
   return text;
 }
 
-std::vector<Expression> load_dims(const JsonField& f, const std::vector<std::string>& names) {
+std::vector<Expression> load_dims(const JsonField& f, const std::vector<std::string>& names,
+                                  const std::vector<std::string>& opaque) {
   std::vector<Expression> dims;
-  for (const auto& e : f.elements()) dims.push_back(parse_expression(e, names));
+  for (const auto& e : f.elements()) dims.push_back(parse_expression(e, names, opaque));
   if (dims.empty() || dims.size() > 3) f.fail("expected 1 to 3 dimensions");
   return dims;
 }
@@ -163,6 +171,51 @@ std::vector<TensorMapSpec> load_tensor_maps(const JsonField& f, const std::vecto
   return maps;
 }
 
+// One value of a parameter of KIND: a JSON integer is read as a real where the parameter is real.
+ParamValue load_value(const JsonField& f, ParamValue::Kind kind) {
+  const nlohmann::json& j = f.value();
+  const bool fits = kind == ParamValue::Kind::integer ? j.is_number_integer()
+                    : kind == ParamValue::Kind::real  ? j.is_number()
+                    : kind == ParamValue::Kind::boolean ? j.is_boolean()
+                                                        : j.is_string();
+  if (!fits)
+    f.fail(fmt::format("expected {}, got {}",
+                       kind == ParamValue::Kind::integer ? "an integer"
+                       : kind == ParamValue::Kind::real  ? "a real"
+                       : kind == ParamValue::Kind::boolean ? "true or false"
+                                                           : "an identifier",
+                       j.type_name()));
+  try {
+    return kind == ParamValue::Kind::real ? ParamValue::real(j.get<double>()) : ParamValue::from_json(j);
+  } catch (const std::invalid_argument& e) {
+    f.fail(e.what());
+  }
+}
+
+// A parameter's values, all of one kind: integers, reals (integers among reals
+// read as reals: [0.5, 1]), booleans, or identifiers passed verbatim ("float").
+std::vector<ParamValue> load_param_values(const JsonField& values) {
+  const std::vector<JsonField> elements = values.elements();
+  if (elements.empty()) values.fail("expected at least one value");
+  ParamValue::Kind kind = ParamValue::Kind::integer;
+  for (const auto& v : elements)
+    if (v.value().is_number_float()) kind = ParamValue::Kind::real;
+  if (kind != ParamValue::Kind::real) {
+    try {
+      kind = ParamValue::from_json(elements.front().value()).kind();
+    } catch (const std::invalid_argument& e) {
+      elements.front().fail(e.what());
+    }
+  }
+  std::vector<ParamValue> list;
+  for (const auto& v : elements) {
+    ParamValue value = load_value(v, kind);
+    if (std::find(list.begin(), list.end(), value) != list.end()) values.fail("values repeat");
+    list.push_back(std::move(value));
+  }
+  return list;
+}
+
 KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& spec, const Operation& op) {
   f.expect_object({"description", "shapes", "backends", "params", "defines", "constraints", "launches",
                    "workspace_bytes", "tensor_maps", "arguments", "presets", "baseline"});
@@ -172,17 +225,14 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
 
   const std::vector<std::string> variables = op.variable_names();
   std::vector<std::string> names = variables;
+  std::vector<std::string> opaque;  // real and identifier parameters
   for (const auto& [param, values] : f.member("params").members()) {
     if (!is_identifier(param)) values.fail("a parameter name must be a C identifier");
     if (std::find(variables.begin(), variables.end(), param) != variables.end())
       values.fail(fmt::format("'{}' is a shape variable of operation '{}'; give the parameter another name", param, op.name()));
-    std::vector<long long> list;
-    for (const auto& v : values.elements()) list.push_back(v.integer());
-    if (list.empty()) values.fail("expected at least one value");
-    std::set<long long> unique(list.begin(), list.end());
-    if (unique.size() != list.size()) values.fail("values repeat");
+    std::vector<ParamValue> list = load_param_values(values);
+    (list.front().is_bindable() ? names : opaque).push_back(param);
     k.params.emplace_back(param, std::move(list));
-    names.push_back(param);
   }
 
   if (auto shapes = f.optional_member("shapes")) {
@@ -211,11 +261,11 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
       if (!is_identifier(define)) expr.fail("a define name must be a C identifier");
       if (std::any_of(k.params.begin(), k.params.end(), [&](auto& p) { return p.first == define; }))
         expr.fail("already a parameter: parameters are passed as -D options by themselves");
-      k.defines.emplace_back(define, parse_expression(expr, names));
+      k.defines.emplace_back(define, parse_expression(expr, names, opaque));
     }
   }
   if (auto constraints = f.optional_member("constraints"))
-    for (const auto& c : constraints->elements()) k.constraints.push_back(parse_expression(c, names));
+    for (const auto& c : constraints->elements()) k.constraints.push_back(parse_expression(c, names, opaque));
 
   const JsonField launches = f.member("launches");
   for (const auto& l : launches.elements()) {
@@ -224,14 +274,14 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
     launch.entry = load_entry(l.member("entry"), k.backends);
     std::vector<std::string> grid_names = names;
     grid_names.push_back(kComputeUnitsVariable);  // the grid may size itself to the device (a persistent kernel)
-    launch.grid = load_dims(l.member("grid"), grid_names);
-    launch.block = load_dims(l.member("block"), names);
-    if (auto cluster = l.optional_member("cluster")) launch.cluster = load_dims(*cluster, names);
-    if (auto shared = l.optional_member("shared_bytes")) launch.shared_bytes = parse_expression(*shared, names);
+    launch.grid = load_dims(l.member("grid"), grid_names, opaque);
+    launch.block = load_dims(l.member("block"), names, opaque);
+    if (auto cluster = l.optional_member("cluster")) launch.cluster = load_dims(*cluster, names, opaque);
+    if (auto shared = l.optional_member("shared_bytes")) launch.shared_bytes = parse_expression(*shared, names, opaque);
     k.launches.push_back(std::move(launch));
   }
   if (k.launches.empty()) launches.fail("needs at least one launch");
-  if (auto ws = f.optional_member("workspace_bytes")) k.workspace_bytes = parse_expression(*ws, names);
+  if (auto ws = f.optional_member("workspace_bytes")) k.workspace_bytes = parse_expression(*ws, names, opaque);
   if (auto maps = f.optional_member("tensor_maps")) k.tensor_maps = load_tensor_maps(*maps, names);
   if (!op.has_params_struct() && !f.has("arguments"))
     f.fail(fmt::format("operation '{}' has no parameter struct: declare the kernel's `arguments`", op.name()));
@@ -244,9 +294,9 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
   if (auto presets = f.optional_member("presets")) {
     for (const auto& [label, values] : presets->members()) {
       Config config;
-      for (const auto& [param, _] : k.params) {
+      for (const auto& [param, list] : k.params) {
         if (!values.has(param)) values.fail(fmt::format("missing a value for parameter '{}'", param));
-        config.emplace_back(param, values.member(param).integer());
+        config.emplace_back(param, load_value(values.member(param), list.front().kind()));
       }
       for (const auto& [key, value] : values.members())
         if (std::none_of(k.params.begin(), k.params.end(), [&](auto& p) { return p.first == key; }))
