@@ -22,7 +22,7 @@ ConfigResult result_of(const FixtureGroup& g, const FixtureEntry& e, double flop
   ConfigResult r;
   r.job.kernel = g.kernel;
   r.job.shape = g.shape;
-  r.job.config = e.params;
+  r.job.config.assign(e.params.begin(), e.params.end());
   r.status = status_from_name(e.status);
   r.reason = e.reason;
   r.compile_ms = 12.0;
