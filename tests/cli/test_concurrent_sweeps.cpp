@@ -30,13 +30,20 @@ bool journal_started(const fs::path& journal) {
   return std::getline(in, line) && line.find("\"type\":\"header\"") != std::string::npos;
 }
 
-TEST(ConcurrentSweeps, ASecondSweepOnTheSameOutputIsRefusedNamingTheFirst) {
-  test::TempDir dir;
-  const fs::path out = dir / "lb.json", journal = fs::path(out.string() + ".journal.jsonl");
-  const int first = test::start_cli(sweep_args(out));
+// Starts a sweep into OUT and returns its process id once JOURNAL has its
+// header (or after two minutes: the caller checks).
+int start_sweep(const fs::path& out, const fs::path& journal) {
+  const int pid = test::start_cli(sweep_args(out));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (!journal_started(journal) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return pid;
+}
+
+TEST(ConcurrentSweeps, ASecondSweepOnTheSameOutputIsRefusedNamingTheFirst) {
+  test::TempDir dir;
+  const fs::path out = dir / "lb.json", journal = fs::path(out.string() + ".journal.jsonl");
+  const int first = start_sweep(out, journal);
   ASSERT_TRUE(journal_started(journal));
 
   const auto second = test::run_cli(sweep_args(out));
@@ -63,10 +70,7 @@ TEST(ConcurrentSweeps, ASecondSweepOnTheSameOutputIsRefusedNamingTheFirst) {
 TEST(ConcurrentSweeps, ALockLeftByAKilledSweepDoesNotBlockTheNext) {
   test::TempDir dir;
   const fs::path out = dir / "lb.json", journal = fs::path(out.string() + ".journal.jsonl");
-  const int first = test::start_cli(sweep_args(out));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!journal_started(journal) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const int first = start_sweep(out, journal);
   ::kill(first, SIGKILL);
   int status = 0;
   ::waitpid(first, &status, 0);

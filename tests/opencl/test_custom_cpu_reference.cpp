@@ -8,11 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/pocl_sweep.hpp"
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/sweep.hpp"
 #include "tuner/spec/spec_loader.hpp"
 
 namespace attn {
@@ -20,22 +19,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-nlohmann::json sweep(const std::filesystem::path& spec, const test::TempDir& dir) {
-  set_worker_executable(test::binary());
-  SweepOptions opt;
-  opt.spec_path = spec;
-  opt.device_id = "opencl:0:0";
-  opt.out = dir / "lb.json";
-  opt.settings.timing.min_samples = 2;
-  opt.settings.timing.max_time_s = 0.01;
-  opt.settings.timing.warmup_runs = 0;
-  Progress quiet(stderr, false, true);
-  return run_sweep(opt, quiet).leaderboard;
-}
-
 TEST(CustomCpuReference, TheCorrectKernelVerifiesAndThePlantedWrongOneIsCaught) {
   test::TempDir dir;
-  const nlohmann::json lb = sweep(test::data("matmul_cpu_reference.json"), dir);
+  const nlohmann::json lb = test::pocl_sweep(test::data("matmul_cpu_reference.json"), dir);
   int ok = 0, caught = 0;
   for (const auto& g : lb.at("groups")) {
     for (const auto& e : g.at("entries")) {

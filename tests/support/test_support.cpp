@@ -37,6 +37,21 @@ fs::path TempDir::write(const std::string& name, const std::string& text) const 
   return p;
 }
 
+namespace {
+
+// In a forked child: becomes attn-tune with ARGS (exit code 127 when it cannot).
+[[noreturn]] void exec_cli(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  const std::string exe = binary().string();
+  argv.push_back(const_cast<char*>(exe.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(exe.c_str(), argv.data());
+  ::_exit(127);
+}
+
+}  // namespace
+
 CommandResult run_cli(const std::vector<std::string>& args) {
   TempDir io;
   const fs::path out = io / "stdout", err = io / "stderr";
@@ -46,13 +61,7 @@ CommandResult run_cli(const std::vector<std::string>& args) {
     std::FILE* o = std::freopen(out.c_str(), "w", stdout);
     std::FILE* e = std::freopen(err.c_str(), "w", stderr);
     if (!o || !e) ::_exit(126);
-    std::vector<char*> argv;
-    const std::string exe = binary().string();
-    argv.push_back(const_cast<char*>(exe.c_str()));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(exe.c_str(), argv.data());
-    ::_exit(127);
+    exec_cli(args);
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -68,13 +77,7 @@ int start_cli(const std::vector<std::string>& args) {
   if (pid == 0) {
     if (::chdir(source_dir().c_str()) != 0) ::_exit(126);
     if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) ::_exit(126);
-    std::vector<char*> argv;
-    const std::string exe = binary().string();
-    argv.push_back(const_cast<char*>(exe.c_str()));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(exe.c_str(), argv.data());
-    ::_exit(127);
+    exec_cli(args);
   }
   return pid;
 }

@@ -6,17 +6,9 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/run/stats.hpp"
 
 namespace attn {
-namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 bool RecheckRow::within(double tolerance) const {
   return failure.empty() && !retimed_ms.empty() && std::abs(difference) <= tolerance;
@@ -59,7 +51,7 @@ RecheckReport run_recheck(const RecheckInput& in) {
     for (std::size_t i = first; i < report.rows.size(); ++i) {
       RecheckRow& row = report.rows[i];
       if (row.retimed_ms.empty()) continue;
-      row.retimed_median_ms = median_of(row.retimed_ms);
+      row.retimed_median_ms = median(row.retimed_ms);
       row.difference = row.recorded_ms > 0 ? row.retimed_median_ms / row.recorded_ms - 1 : 0;
     }
   }

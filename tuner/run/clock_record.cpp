@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "tuner/run/stats.hpp"
+
 namespace attn {
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The min and median of one optional field over the readings that have it.
 template <class Get>
@@ -38,14 +34,14 @@ std::optional<ClockRecord> ClockRecord::of(const std::vector<ClockReading>& read
   std::vector<double> sm;
   for (const auto& r : readings) sm.push_back(r.sm_mhz);
   c.sm_mhz_min = *std::min_element(sm.begin(), sm.end());
-  c.sm_mhz_median = median_of(sm);
+  c.sm_mhz_median = median(sm);
   c.expected_sm_mhz = readings.front().expected_sm_mhz;
   if (auto mem = present(readings, [](const ClockReading& r) { return r.mem_mhz; }); !mem.empty()) {
     c.mem_mhz_min = *std::min_element(mem.begin(), mem.end());
-    c.mem_mhz_median = median_of(mem);
+    c.mem_mhz_median = median(mem);
   }
   if (auto w = present(readings, [](const ClockReading& r) { return r.power_w; }); !w.empty()) {
-    c.power_w_median = median_of(w);
+    c.power_w_median = median(w);
     c.power_w_max = *std::max_element(w.begin(), w.end());
   }
   if (auto t = present(readings, [](const ClockReading& r) { return r.temperature_c; }); !t.empty())

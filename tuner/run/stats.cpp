@@ -27,6 +27,13 @@ double measurement_noise(const SampleStats& t) {
 
 double noise_band(const SampleStats& a, const SampleStats& b) { return std::hypot(measurement_noise(a), measurement_noise(b)); }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double relative_stddev(const std::vector<double>& s) {
   if (s.size() < 2) return 0;
   const double mean = std::accumulate(s.begin(), s.end(), 0.0) / double(s.size());

@@ -30,6 +30,9 @@ double measurement_noise(const SampleStats& timing);
 // the same within their noise: sqrt(noise(a)^2 + noise(b)^2).
 double noise_band(const SampleStats& a, const SampleStats& b);
 
+// The median of VALUES: the middle one, or the mean of the two middle ones (0 when empty).
+double median(std::vector<double> values);
+
 // Relative standard deviation of SAMPLES (0 for fewer than two).
 double relative_stddev(const std::vector<double>& samples);
 
