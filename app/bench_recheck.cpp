@@ -18,8 +18,8 @@ int run_recheck_command(const RecheckOptions& opt) {
   // whether the same measurement gives the same answer.
   RecordedSpecMeasurer measurer(spec, recorded, device);
   if (measurer.device().name != recorded.device.name)
-    throw UsageError(fmt::format("{} was timed on {}; {} is {}: a recheck needs the same device",
-                                 opt.leaderboard, recorded.device.name, device, measurer.device().name));
+    throw UsageError(fmt::format("{} was timed on {}; {} is {}: a recheck needs the same device", opt.leaderboard,
+                                 recorded.device.name, device, measurer.device().name));
   for (const auto& d : code_differences(measurer.spec(), recorded))
     fmt::print(stderr, "note: {} differs from what {} records\n", d, opt.leaderboard);
   fmt::print("re-timing {} on {} ({}), timing policy {}\n", opt.leaderboard, measurer.device().name, device,

@@ -30,41 +30,49 @@ void add_run_options(CLI::App* cmd, RunSettings& s) {
   timing->add_option("--max-samples", s.timing.max_samples, "Most timed samples (at least --min-samples)")
       ->check(CLI::Range(1, 1'000'000'000))
       ->capture_default_str();
-  timing->add_option_function<double>(
-      "--max-noise", [&s](double percent) { s.timing.max_noise = percent / 100.0; },
-      "Stop sampling once the relative standard deviation is below this, in percent (> 0; default 0.5)")
+  timing
+      ->add_option_function<double>(
+          "--max-noise", [&s](double percent) { s.timing.max_noise = percent / 100.0; },
+          "Stop sampling once the relative standard deviation is below this, in percent (> 0; default 0.5)")
       ->check(greater_than_zero());
-  timing->add_option("--max-time", s.timing.max_time_s, "Seconds of sampling per configuration before giving up on the noise target")
+  timing
+      ->add_option("--max-time", s.timing.max_time_s,
+                   "Seconds of sampling per configuration before giving up on the noise target")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   timing->add_option_function<std::string>(
       "--timing", [&s](const std::string& name) { s.timing.policy = timing_policy_from_name(name); },
       "Timing policy: cold (the cache evicted before each sample; default), warm, or graph (as cold, the launches "
       "replayed from a CUDA graph; CUDA only). Results of different policies are never compared (docs/timing.md)");
-  timing->add_flag_function("--no-flush", [&s](std::int64_t) { s.timing.policy = TimingPolicy::warm; },
-                            "The same as --timing warm");
-  timing->add_option("--warmup-time", s.timing.warmup_s,
-                     "GPUs: seconds of untimed runs before sampling, so that sampling starts at the sustained clock")
+  timing->add_flag_function(
+      "--no-flush", [&s](std::int64_t) { s.timing.policy = TimingPolicy::warm; }, "The same as --timing warm");
+  timing
+      ->add_option("--warmup-time", s.timing.warmup_s,
+                   "GPUs: seconds of untimed runs before sampling, so that sampling starts at the sustained clock")
       ->capture_default_str();
   auto* isolation = cmd->add_option_group("Isolation", "How crashes and hangs are contained");
-  isolation->add_option("--watchdog", s.watchdog_s, "Seconds a configuration may run before it is killed and recorded `timeout` (> 0)")
+  isolation
+      ->add_option("--watchdog", s.watchdog_s,
+                   "Seconds a configuration may run before it is killed and recorded `timeout` (> 0)")
       ->check(greater_than_zero())
       ->capture_default_str();
   add_cache_options(cmd, s.compile_cache);
-  isolation->add_flag_function("--no-isolate", [&s](std::int64_t) { s.isolate = false; },
-                               "Run in this process instead of a worker process (a crash then ends the sweep)");
+  isolation->add_flag_function(
+      "--no-isolate", [&s](std::int64_t) { s.isolate = false; },
+      "Run in this process instead of a worker process (a crash then ends the sweep)");
   // Checked once both are parsed, whichever order they came in.
   cmd->parse_complete_callback([&s] {
     if (s.timing.max_samples < s.timing.min_samples)
-      throw CLI::ValidationError("--max-samples", fmt::format("{} is less than --min-samples {}", s.timing.max_samples,
-                                                              s.timing.min_samples));
+      throw CLI::ValidationError(
+          "--max-samples", fmt::format("{} is less than --min-samples {}", s.timing.max_samples, s.timing.min_samples));
   });
 }
 
 void add_cache_options(CLI::App* cmd, CompileCacheSettings& s) {
   auto* cache = cmd->add_option_group("Compile cache", "Compiled kernels kept on disk between runs (docs/compile-cache.md)");
   cache->add_option("--cache-dir", s.dir, "Where (default $XDG_CACHE_HOME/attn-tune, else ~/.cache/attn-tune)");
-  cache->add_flag_function("--no-cache", [&s](std::int64_t) { s.enabled = false; }, "Compile everything, read and write no cache");
+  cache->add_flag_function(
+      "--no-cache", [&s](std::int64_t) { s.enabled = false; }, "Compile everything, read and write no cache");
   cache->add_option("--cache-max-mb", s.max_mb, "Size bound; least recently used entries are evicted beyond it")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -17,7 +17,8 @@
 namespace attn::cli {
 
 void add_bench_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("bench", "Verify and time one configuration on every shape of its kernel, with full statistics");
+  auto* cmd =
+      app.add_subcommand("bench", "Verify and time one configuration on every shape of its kernel, with full statistics");
   static std::string spec_path, device_id, shapes, kernel_name, preset, set, emit_dir;
   static bool json = false;
   static RunSettings settings;
@@ -33,14 +34,16 @@ void add_bench_command(CLI::App& app, Context& ctx) {
                   "Run nothing: write to DIR what another harness needs to launch this configuration as attn-tune "
                   "does (launch.json, the NVRTC binary, the params bytes per shape; no device needed)");
   auto* check = cmd->add_option_group("Recheck", "Re-time a leaderboard's best configurations (docs/timing.md)");
-  check->add_option("--recheck", recheck.leaderboard,
-                    "Re-time this leaderboard's --top configurations per (kernel, shape), interleaved, with its "
-                    "recorded settings; exit 1 when any median differs by more than --tolerance")
+  check
+      ->add_option("--recheck", recheck.leaderboard,
+                   "Re-time this leaderboard's --top configurations per (kernel, shape), interleaved, with its "
+                   "recorded settings; exit 1 when any median differs by more than --tolerance")
       ->check(CLI::ExistingFile);
   check->add_option("--top", recheck.top, "--recheck: configurations per (kernel, shape)")->capture_default_str();
   check->add_option("--rounds", recheck.rounds, "--recheck: interleaved rounds (A B C A B C ...)")->capture_default_str();
   check->add_option("--tolerance", recheck.tolerance_percent, "--recheck: largest difference that passes, in percent")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   settings.timing.min_samples = 30;
   add_run_options(cmd, settings);
   cmd->callback([&ctx] {
@@ -66,8 +69,8 @@ void add_bench_command(CLI::App& app, Context& ctx) {
                                    : make_in_process_runner(spec, device, settings);
     const std::string backend = runner->device_info().backend;
     if (std::find(kernel.backends.begin(), kernel.backends.end(), backend) == kernel.backends.end())
-      throw UsageError(fmt::format("kernel '{}' has no {} source: pick a device of another backend with --device",
-                                   kernel.name, backend));
+      throw UsageError(
+          fmt::format("kernel '{}' has no {} source: pick a device of another backend with --device", kernel.name, backend));
 
     nlohmann::json all = nlohmann::json::array();
     bool any_failed = false;

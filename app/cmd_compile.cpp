@@ -58,7 +58,10 @@ void print_table(const CompileReport& report) {
       fmt::print("{:<10} {:<28} {:<44} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8}{}\n", first ? c.job.kernel : "",
                  first ? c.job.shape : "", first ? label : "  " + entry, optional_text(r.registers),
                  optional_text(r.spill_store_bytes), optional_text(r.spill_load_bytes), optional_text(r.private_mem_bytes),
-                 optional_text(r.static_local_bytes), occ, c.cached ? "reused" : c.from_disk_cache ? "cache hit" : fmt::format("{:.0f}ms", c.compile_ms),
+                 optional_text(r.static_local_bytes), occ,
+                 c.cached            ? "reused"
+                 : c.from_disk_cache ? "cache hit"
+                                     : fmt::format("{:.0f}ms", c.compile_ms),
                  c.resources.size() > 1 && first ? fmt::format("  [{}]", entry) : "");
       first = false;
     }
@@ -121,11 +124,12 @@ void add_compile_command(CLI::App& app, Context& ctx) {
           if (!first_noted) first_noted = &c;
         }
       }
-      fmt::print(stderr, "{}: {} configurations, {} compiled, {} from cache for {} {}: {} ok, {} compile_failed, {} skipped; {} spill{}\n",
-                 spec.path.string(), report.configs.size(), report.compiles - report.cache_hits, report.cache_hits,
-                 report.backend, report.arch,
-                 report.count(Status::ok), report.count(Status::compile_failed), report.count(Status::skipped), spilling,
-                 noted ? fmt::format("; {} with a ptxas performance note", noted) : "");
+      fmt::print(
+          stderr,
+          "{}: {} configurations, {} compiled, {} from cache for {} {}: {} ok, {} compile_failed, {} skipped; {} spill{}\n",
+          spec.path.string(), report.configs.size(), report.compiles - report.cache_hits, report.cache_hits, report.backend,
+          report.arch, report.count(Status::ok), report.count(Status::compile_failed), report.count(Status::skipped),
+          spilling, noted ? fmt::format("; {} with a ptxas performance note", noted) : "");
       // A shape a kernel cannot take at all (e.g. a head dimension outside its constraints) is said by name.
       for (const auto& x : report.exclusions) fmt::print(stderr, "  {}\n", x.text());
       // A serialized wgmma pipeline compiles and runs correctly, only slower: say so before anyone times it.

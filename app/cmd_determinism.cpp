@@ -52,7 +52,8 @@ void add_determinism_command(CLI::App& app, Context& ctx) {
                   "Features toggled on and off: a list of mask,alibi,sinks; `all` = all on or all off; `none`");
   cmd->add_option("--runs", options.runs, "Cross-run: runs of the same inputs")->capture_default_str();
   cmd->add_option("--cache-growth-steps", options.cache_growth_steps,
-                  "Decode positions one at a time vs all at once (< 2: off)")->capture_default_str();
+                  "Decode positions one at a time vs all at once (< 2: off)")
+      ->capture_default_str();
   cmd->add_option("--seed", settings.seed, "Seed of the random inputs")->capture_default_str();
   cmd->callback([&ctx] {
     const ResolvedRun run = resolve_run(
@@ -86,13 +87,15 @@ void add_determinism_command(CLI::App& app, Context& ctx) {
                  total);
 
     std::size_t done = 0;
-    nlohmann::json report = run_determinism_matrix(evaluator, kernel, config, base, axes, options, [&](const nlohmann::json& r) {
-      const std::string reason = r.value("reason", "");
-      fmt::print(stderr, "[{}/{}] D={} KV={} GQA={}{}{}{}: {}{}\n", ++done, total, r["point"]["D"].get<int>(),
-                 r["point"]["KV"].get<int>(), r["point"]["GQA"].get<int>(), r["point"]["mask"].get<bool>() ? " mask" : "",
-                 r["point"]["alibi"].get<bool>() ? " alibi" : "", r["point"]["sinks"].get<bool>() ? " sinks" : "",
-                 r["status"].get<std::string>(), reason.empty() ? "" : " (" + reason + ")");
-    });
+    nlohmann::json report =
+        run_determinism_matrix(evaluator, kernel, config, base, axes, options, [&](const nlohmann::json& r) {
+          const std::string reason = r.value("reason", "");
+          fmt::print(stderr, "[{}/{}] D={} KV={} GQA={}{}{}{}: {}{}\n", ++done, total, r["point"]["D"].get<int>(),
+                     r["point"]["KV"].get<int>(), r["point"]["GQA"].get<int>(),
+                     r["point"]["mask"].get<bool>() ? " mask" : "", r["point"]["alibi"].get<bool>() ? " alibi" : "",
+                     r["point"]["sinks"].get<bool>() ? " sinks" : "", r["status"].get<std::string>(),
+                     reason.empty() ? "" : " (" + reason + ")");
+        });
     report["schema"] = "attn-tune.determinism/1";
     report["attn_tune"] = {{"version", kVersion}, {"git_commit", kGitCommit}};
     report["command"] = ctx.command_line;
@@ -108,7 +111,8 @@ void add_determinism_command(CLI::App& app, Context& ctx) {
     if (json) {
       fmt::print("{}\n", report.dump(2));
     } else {
-      fmt::print("{} / {} ({})\n{}", kernel.name, config_key(config), device->info().name, matrix_table(report.at("points")));
+      fmt::print("{} / {} ({})\n{}", kernel.name, config_key(config), device->info().name,
+                 matrix_table(report.at("points")));
       fmt::print("{} points: {} passed, {} failed, {} incorrect, {} skipped\n", s.at("points").get<int>(),
                  s.at("passed").get<int>(), s.at("failed").get<int>(), s.at("incorrect").get<int>(),
                  s.at("skipped").get<int>());

@@ -23,9 +23,9 @@ void add_devices_command(CLI::App& app, Context& /*ctx*/) {
     for (const auto& d : listing.devices) {
       fmt::print("{:<12} {} [{}]\n", d.id, d.name, d.kind);
       fmt::print("{:<12} platform: {}, driver {}, {}\n", "", d.platform, d.driver_version, d.arch);
-      fmt::print("{:<12} {} compute units, {:.1f} GiB, {} KiB local/shared per group, {} KiB cache, <= {} threads/group\n", "",
-                 d.compute_units, double(d.global_mem_bytes) / (1ull << 30), d.local_mem_bytes / 1024, d.cache_bytes / 1024,
-                 d.max_work_group_size);
+      fmt::print("{:<12} {} compute units, {:.1f} GiB, {} KiB local/shared per group, {} KiB cache, <= {} threads/group\n",
+                 "", d.compute_units, double(d.global_mem_bytes) / (1ull << 30), d.local_mem_bytes / 1024,
+                 d.cache_bytes / 1024, d.max_work_group_size);
     }
     for (const auto& n : listing.notes) fmt::print("note: {}\n", n);
   });

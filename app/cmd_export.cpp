@@ -58,9 +58,12 @@ void add_export_command(CLI::App& app, Context& ctx) {
       "  attn-tune export results/x.json --format t4 --out t4/\n"
       "      Kernel Tuner's T4 documents: <file>.<kernel>.<shape>.results.json per group, <file>.metadata.json");
   static ExportOptions opt;
-  cmd->add_option("leaderboards", opt.leaderboards, "Leaderboard files written by `attn-tune sweep`")->required()->check(CLI::ExistingFile);
+  cmd->add_option("leaderboards", opt.leaderboards, "Leaderboard files written by `attn-tune sweep`")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("-o,--out", opt.out, "File to write (default: standard output)");
-  cmd->add_option("--format", opt.format, "header: the lookup tables; defines: #defines for one --device and --shape; "
+  cmd->add_option("--format", opt.format,
+                  "header: the lookup tables; defines: #defines for one --device and --shape; "
                   "t4: Kernel Tuner's T4 results and metadata documents into the --out directory")
       ->check(CLI::IsMember({"header", "defines", "t4"}))
       ->capture_default_str();
@@ -71,7 +74,8 @@ void add_export_command(CLI::App& app, Context& ctx) {
     const std::vector<std::filesystem::path> files(opt.leaderboards.begin(), opt.leaderboards.end());
     const auto leaderboards = read_leaderboards(files);
     if (opt.format == "t4") {
-      if (opt.out.empty()) throw UsageError("--format t4 needs --out DIRECTORY: it writes one document per kernel and shape");
+      if (opt.out.empty())
+        throw UsageError("--format t4 needs --out DIRECTORY: it writes one document per kernel and shape");
       std::filesystem::create_directories(opt.out);
       for (const auto& lb : leaderboards) {
         const auto dir = std::filesystem::path(opt.out);

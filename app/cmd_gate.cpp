@@ -33,8 +33,10 @@ struct GateOptions {
 
 void require_same_device(const DeviceInfo& baseline, const DeviceInfo& candidate, bool allowed) {
   if (baseline.name == candidate.name || allowed) return;
-  throw UsageError(fmt::format("the baseline ran on '{}' but the candidate on '{}': times of different devices do not compare "
-                               "(--allow-other-device to compare anyway)", baseline.name, candidate.name));
+  throw UsageError(
+      fmt::format("the baseline ran on '{}' but the candidate on '{}': times of different devices do not compare "
+                  "(--allow-other-device to compare anyway)",
+                  baseline.name, candidate.name));
 }
 
 }  // namespace
@@ -69,26 +71,33 @@ void add_gate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-d,--device", opt.device,
                   "Measure on this device (`attn-tune devices`): the candidate itself when there is no --candidate, "
                   "else only its UNCERTAIN and SLOWER configurations, again");
-  cmd->add_option("--spec", opt.spec, "Spec to measure the candidate with (default: the one the candidate, else the baseline, records)")
+  cmd->add_option("--spec", opt.spec,
+                  "Spec to measure the candidate with (default: the one the candidate, else the baseline, records)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--baseline-spec", opt.baseline_spec,
                   "With --device: the baseline's own spec (e.g. in a checkout of the baseline's commit), whose spec and "
                   "source sha256 must be the ones the baseline records; every measurement again is then a pair, "
                   "baseline then candidate, judged together")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--threshold", opt.threshold_percent, "Smallest slowdown that fails, in percent")->capture_default_str()
+  cmd->add_option("--threshold", opt.threshold_percent, "Smallest slowdown that fails, in percent")
+      ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top", opt.top, "Best configurations compared per (kernel, shape); 0: every ranked one")->capture_default_str();
-  cmd->add_option("--remeasure", opt.remeasure, "With --device: most re-measurements of an UNCERTAIN or SLOWER configuration")
+  cmd->add_option("--top", opt.top, "Best configurations compared per (kernel, shape); 0: every ranked one")
+      ->capture_default_str();
+  cmd->add_option("--remeasure", opt.remeasure,
+                  "With --device: most re-measurements of an UNCERTAIN or SLOWER configuration")
       ->capture_default_str();
   cmd->add_flag("--fail-on-uncertain", opt.fail_on_uncertain, "An UNCERTAIN left after the re-measurements fails too");
   cmd->add_flag("--allow-other-device", opt.allow_other_device, "Compare results of different devices anyway");
-  cmd->add_option("--markdown", opt.markdown, "Also write a markdown summary here (append it to $GITHUB_STEP_SUMMARY for the job's page)");
+  cmd->add_option("--markdown", opt.markdown,
+                  "Also write a markdown summary here (append it to $GITHUB_STEP_SUMMARY for the job's page)");
   cmd->add_option("--junit", opt.junit, "Also write JUnit XML here: one testcase per comparison");
   cmd->add_flag("-q,--quiet", opt.quiet, "No progress on stderr");
   cmd->callback([&ctx] {
-    if (opt.candidate.empty() && opt.device.empty()) throw UsageError("gate needs --candidate LEADERBOARD or --device ID (or both)");
-    if (!opt.baseline_spec.empty() && opt.device.empty()) throw UsageError("--baseline-spec measures the baseline: it needs --device");
+    if (opt.candidate.empty() && opt.device.empty())
+      throw UsageError("gate needs --candidate LEADERBOARD or --device ID (or both)");
+    if (!opt.baseline_spec.empty() && opt.device.empty())
+      throw UsageError("--baseline-spec measures the baseline: it needs --device");
     const Leaderboard baseline = read_leaderboard(opt.baseline);
     std::optional<Leaderboard> candidate;
     if (!opt.candidate.empty()) {

@@ -21,7 +21,8 @@ void add_merge_command(CLI::App& app, Context& ctx) {
   static int retime = 0, top = 5;
   static std::string device;
   cmd->add_option("shards", opt.shards, "Leaderboards to merge (results/<spec>.<device>.shard-I-of-N.json ...)")
-      ->required()->check(CLI::ExistingFile);
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("-o,--out", out, "Merged leaderboard file")->required();
   cmd->add_option("--spec", opt.spec, "The spec the shards were swept from (default: the path they record)");
   cmd->add_option("--retime-top", retime,
@@ -46,10 +47,12 @@ void add_merge_command(CLI::App& app, Context& ctx) {
         fmt::print("{} / {}: retimed on {}, fastest {}\n", g.kernel, g.shape, g.retimed.at("device").get<std::string>(),
                    g.retimed.at("best").get<std::string>());
     if (!merged.missing.empty()) {
-      fmt::print(stderr, "{} configuration(s) of the plan measured by no shard (run the missing shards, or --resume them):\n",
+      fmt::print(stderr,
+                 "{} configuration(s) of the plan measured by no shard (run the missing shards, or --resume them):\n",
                  merged.missing.size());
       for (std::size_t i = 0; i < merged.missing.size() && i < 20; ++i) fmt::print(stderr, "  {}\n", merged.missing[i]);
-      if (merged.missing.size() > 20) fmt::print(stderr, "  ... and {} more (\"missing\" in {})\n", merged.missing.size() - 20, out.string());
+      if (merged.missing.size() > 20)
+        fmt::print(stderr, "  ... and {} more (\"missing\" in {})\n", merged.missing.size() - 20, out.string());
     }
     fmt::print(stderr, "merged {} leaderboard(s) into {}\n", opt.shards.size(), out.string());
   });

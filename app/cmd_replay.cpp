@@ -23,10 +23,13 @@ void add_replay_command(CLI::App& app, Context& ctx) {
   static bool json = false;
   cmd->add_option("leaderboard", file, "Leaderboard of an exhaustive sweep")->required()->check(CLI::ExistingFile);
   cmd->add_option("--strategy", opt.strategy, fmt::format("Search strategy: {}", fmt::join(strategy_names(), ", ")))
-      ->required()->check(CLI::IsMember(strategy_names()));
+      ->required()
+      ->check(CLI::IsMember(strategy_names()));
   cmd->add_option("--budget-evals", opt.budget_evals, "Evaluations per run (default: the whole recorded space)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--repeat", opt.repeat, "Runs, with seeds --seed, --seed + 1, ...")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--repeat", opt.repeat, "Runs, with seeds --seed, --seed + 1, ...")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", opt.seed, "Seed of the first run")->capture_default_str();
   cmd->add_option("-k,--kernel", kernels, "Only these kernels (repeatable)");
   cmd->add_option("-s,--shape", shapes, "Only these shapes (repeatable)");

@@ -26,7 +26,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
   static std::vector<std::string> files;
   static std::string out, format = "html";
   static ReportOptions opt;
-  cmd->add_option("leaderboards", files, "Leaderboard files written by `attn-tune sweep`")->required()->check(CLI::ExistingFile);
+  cmd->add_option("leaderboards", files, "Leaderboard files written by `attn-tune sweep`")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("-o,--out", out, "File to write (default: standard output)");
   cmd->add_option("--format", format, "html, or md (markdown)")->check(CLI::IsMember({"html", "md"}))->capture_default_str();
   cmd->add_option("--x", opt.x_param, "Heatmap column parameter (kernels without it use their first two parameters)")
@@ -40,10 +42,11 @@ void add_report_command(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx] {
     opt.command = ctx.command_line;
     if (opt.ceilings.gflops > 0 || opt.ceilings.gbps > 0)
-      opt.ceilings.source = fmt::format("given on the command line ({}{}{})",
-                                        opt.ceilings.gflops > 0 ? fmt::format("--peak-gflops {:g}", opt.ceilings.gflops) : "",
-                                        opt.ceilings.gflops > 0 && opt.ceilings.gbps > 0 ? ", " : "",
-                                        opt.ceilings.gbps > 0 ? fmt::format("--peak-gbps {:g}", opt.ceilings.gbps) : "");
+      opt.ceilings.source =
+          fmt::format("given on the command line ({}{}{})",
+                      opt.ceilings.gflops > 0 ? fmt::format("--peak-gflops {:g}", opt.ceilings.gflops) : "",
+                      opt.ceilings.gflops > 0 && opt.ceilings.gbps > 0 ? ", " : "",
+                      opt.ceilings.gbps > 0 ? fmt::format("--peak-gbps {:g}", opt.ceilings.gbps) : "");
     const auto leaderboards = read_leaderboards(std::vector<std::filesystem::path>(files.begin(), files.end()));
     const std::string text = format == "md" ? markdown_report(leaderboards, opt) : html_report(leaderboards, opt);
     if (out.empty()) fmt::print("{}", text);

@@ -32,8 +32,7 @@ void print_table(const std::vector<PairCensus>& pairs) {
                fmt::join(p.kernel->backends, ", "), c.product, c.exact ? "" : "~", c.valid, percent(c.valid, c.product),
                c.exact ? "" : fmt::format(", estimated from {} sampled points", c.examined));
     for (std::size_t i = 0; i < c.excluded_by.size(); ++i)
-      fmt::print("  excluded first by `{}`: {}{}\n", p.kernel->constraints[i].text(), c.exact ? "" : "~",
-                 c.excluded_by[i]);
+      fmt::print("  excluded first by `{}`: {}{}\n", p.kernel->constraints[i].text(), c.exact ? "" : "~", c.excluded_by[i]);
   }
 }
 
@@ -43,9 +42,14 @@ nlohmann::json to_json(const Spec& spec, const std::vector<PairCensus>& pairs) {
     nlohmann::json excluded = nlohmann::json::array();
     for (std::size_t i = 0; i < p.census.excluded_by.size(); ++i)
       excluded.push_back({{"constraint", p.kernel->constraints[i].text()}, {"count", p.census.excluded_by[i]}});
-    out.push_back({{"kernel", p.kernel->name}, {"shape", p.shape}, {"backends", p.kernel->backends},
-                   {"product", p.census.product}, {"valid", p.census.valid}, {"exact", p.census.exact},
-                   {"examined", p.census.examined}, {"excluded_first_by", excluded}});
+    out.push_back({{"kernel", p.kernel->name},
+                   {"shape", p.shape},
+                   {"backends", p.kernel->backends},
+                   {"product", p.census.product},
+                   {"valid", p.census.valid},
+                   {"exact", p.census.exact},
+                   {"examined", p.census.examined},
+                   {"excluded_first_by", excluded}});
   }
   return {{"schema", "attn-tune.space/1"}, {"spec", spec.name}, {"pairs", out}};
 }

@@ -54,17 +54,26 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", quiet, "No progress on stderr");
-  cmd->add_option("--check", checks, "Checks on every verified configuration: determinism (cross-run, batch invariance, "
-                  "decode cache growth; docs/determinism.md)")->delimiter(',')->check(CLI::IsMember({"determinism"}));
-  cmd->add_option("--require", require, "Rank only configurations passing these checks: deterministic, batch-invariant, "
-                  "cache-growth (implies --check determinism)")->delimiter(',');
+  cmd->add_option("--check", checks,
+                  "Checks on every verified configuration: determinism (cross-run, batch invariance, "
+                  "decode cache growth; docs/determinism.md)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"determinism"}));
+  cmd->add_option("--require", require,
+                  "Rank only configurations passing these checks: deterministic, batch-invariant, "
+                  "cache-growth (implies --check determinism)")
+      ->delimiter(',');
   cmd->add_option("--check-batch-sizes", opt.settings.determinism.batch_sizes, "Batch sizes compared with B=1")
-      ->delimiter(',')->capture_default_str();
-  auto* strategy = cmd->add_option("--strategy", opt.search.strategy,
-                  fmt::format("exhaustive (every configuration and preset), or a search per (kernel, shape): random, "
-                              "annealing, genetic, surrogate (docs/search.md); with a budget, the default is {}",
-                              kDefaultSearchStrategy))->check(CLI::IsMember(strategy_names()));
-  cmd->add_option("--budget-evals", opt.search.budget.evaluations, "A search's configurations per (kernel, shape); 0: no limit")
+      ->delimiter(',')
+      ->capture_default_str();
+  auto* strategy =
+      cmd->add_option("--strategy", opt.search.strategy,
+                      fmt::format("exhaustive (every configuration and preset), or a search per (kernel, shape): random, "
+                                  "annealing, genetic, surrogate (docs/search.md); with a budget, the default is {}",
+                                  kDefaultSearchStrategy))
+          ->check(CLI::IsMember(strategy_names()));
+  cmd->add_option("--budget-evals", opt.search.budget.evaluations,
+                  "A search's configurations per (kernel, shape); 0: no limit")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--budget-time", opt.search.budget.seconds, "A search's seconds per (kernel, shape); 0: no limit")
       ->check(CLI::NonNegativeNumber);
@@ -81,7 +90,8 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
       if (json) fmt::print("{}\n", nlohmann::json(outcome.leaderboard).dump(2));
       else fmt::print("{}", leaderboard_table(outcome.leaderboard, top));
       fmt::print(stderr, "compile:     {}\n", outcome.compilations.summary());
-      fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(), outcome.journal_path.string());
+      fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(),
+                 outcome.journal_path.string());
       if (outcome.interrupted) {
         fmt::print(stderr, "interrupted: run the same command with --resume to finish\n");
         ctx.exit_code = kExitInterrupted;

@@ -68,7 +68,8 @@ nlohmann::json program_for(const Spec& spec, const std::string& backend, const K
   const NvrtcResult compiled = nvrtc_compile(request);
   const std::string file = fmt::format("{}.{}.{}", file_stem(kernel.name), index, compiled.is_cubin ? "cubin" : "ptx");
   // PTX comes back with its terminating NUL: the file holds the text only.
-  const std::size_t size = compiled.is_cubin ? compiled.image.size() : compiled.image.size() - (compiled.image.empty() ? 0 : 1);
+  const std::size_t size =
+      compiled.is_cubin ? compiled.image.size() : compiled.image.size() - (compiled.image.empty() ? 0 : 1);
   write_bytes(dir / file, compiled.image.data(), size);
   for (const auto& entry : plan.entries) {
     // A templated entry is looked up in the image by its lowered name.
@@ -76,8 +77,11 @@ nlohmann::json program_for(const Spec& spec, const std::string& backend, const K
     if (is_name_expression(entry)) res.symbol = compiled.symbol(entry);
     resources[entry] = res.to_json();
   }
-  return {{"format", compiled.is_cubin ? "cubin" : "ptx"}, {"file", file}, {"arch", compiled.arch},
-          {"nvrtc", nvrtc_version()}, {"options", compiled.options}};
+  return {{"format", compiled.is_cubin ? "cubin" : "ptx"},
+          {"file", file},
+          {"arch", compiled.arch},
+          {"nvrtc", nvrtc_version()},
+          {"options", compiled.options}};
 #else
   (void)kernel, (void)dir, (void)index, (void)resources;
   throw UsageError("--emit-launch of a CUDA kernel needs attn-tune built with CUDA (NVRTC)");
@@ -135,31 +139,45 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
           break;
         }
         case BoundArgument::Kind::workspace:
-          args.push_back({{"name", "ws"}, {"kind", "workspace"}, {"bytes", std::max<std::size_t>(plan.workspace_bytes, 16)}});
+          args.push_back(
+              {{"name", "ws"}, {"kind", "workspace"}, {"bytes", std::max<std::size_t>(plan.workspace_bytes, 16)}});
           break;
         case BoundArgument::Kind::value:
           if (a.type == "params") {
             const std::string params_file = file_stem(shape.name) + ".params.bin";
             write_bytes(dir / params_file, a.bytes.data(), a.bytes.size());
-            args.push_back({{"name", "params"}, {"kind", "value"}, {"bytes", a.bytes.size()}, {"file", params_file},
+            args.push_back({{"name", "params"},
+                            {"kind", "value"},
+                            {"bytes", a.bytes.size()},
+                            {"file", params_file},
                             {"hex", hex(a.bytes)}});
           } else {
-            args.push_back({{"name", a.name}, {"kind", "value"}, {"type", a.type}, {"value", a.value},
-                            {"bytes", a.bytes.size()}, {"hex", hex(a.bytes)}});
+            args.push_back({{"name", a.name},
+                            {"kind", "value"},
+                            {"type", a.type},
+                            {"value", a.value},
+                            {"bytes", a.bytes.size()},
+                            {"hex", hex(a.bytes)}});
           }
       }
     }
     // TMA tensor maps: what to encode (cuTensorMapEncodeTiled) once the buffer's address is known.
     for (std::size_t m = 0; m < plan.tensor_maps.size(); ++m) {
       const TensorMapDescription d = describe_tensor_map(plan.tensor_maps[m], m, shape.fields);
-      args.push_back({{"name", plan.tensor_maps[m].buffer + "_map"}, {"kind", "tensor_map"},
-                      {"buffer", plan.tensor_maps[m].buffer}, {"element", element_name(d.element)},
-                      {"dims", d.dims}, {"strides", d.strides}, {"box", d.box}, {"swizzle", d.swizzle_bytes},
+      args.push_back({{"name", plan.tensor_maps[m].buffer + "_map"},
+                      {"kind", "tensor_map"},
+                      {"buffer", plan.tensor_maps[m].buffer},
+                      {"element", element_name(d.element)},
+                      {"dims", d.dims},
+                      {"strides", d.strides},
+                      {"box", d.box},
+                      {"swizzle", d.swizzle_bytes},
                       {"bytes", 128}});
     }
     nlohmann::json launches = nlohmann::json::array();
     for (const auto& l : plan.launches) {
-      launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
+      launches.push_back(
+          {{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
       if (l.cluster != std::array<std::uint64_t, 3>{1, 1, 1}) launches.back()["cluster"] = l.cluster;
     }
     s["defines"] = defines;
@@ -177,17 +195,19 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
       {"schema", "attn-tune.launch/1"},
       {"attn_tune", {{"version", kVersion}, {"git_commit", kGitCommit}}},
       {"spec", {{"path", spec.path.string()}, {"name", spec.name}, {"sha256", spec.sha256}, {"operation", spec.operation}}},
-      {"source", {{"backend", backend}, {"path", spec.sources.at(backend).string()}, {"sha256", identity.sha256}, {"files", files}}},
+      {"source",
+       {{"backend", backend}, {"path", spec.sources.at(backend).string()}, {"sha256", identity.sha256}, {"files", files}}},
       {"kernel", kernel.name},
       {"config", config_key(config)},
       {"preset", kernel.preset_label(config)},
       // attn-tune's own inputs come from this seed (its verification); a harness may
       // launch on any inputs of the arguments' sizes and layouts (the operation's params header).
       {"seed", seed},
-      {"args_order", std::string(kernel.arguments.empty()
-                                     ? "buffers in the operation's order, then the workspace, then the params struct by value"
-                                     : "the kernel's declared arguments, in order") +
-                         ", then the kernel's TMA tensor maps (128 bytes each, by value)"},
+      {"args_order",
+       std::string(kernel.arguments.empty()
+                       ? "buffers in the operation's order, then the workspace, then the params struct by value"
+                       : "the kernel's declared arguments, in order") +
+           ", then the kernel's TMA tensor maps (128 bytes each, by value)"},
       {"shapes", std::move(shapes)}};
   write_file_atomically(dir / "launch.json", manifest.dump(1) + "\n");
   return written;

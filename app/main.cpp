@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
       "attn-tune"};
   app.set_version_flag("--version", fmt::format("attn-tune {} ({})", kVersion, kGitCommit));
   app.require_subcommand(1);
-  app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log what attn-tune does");
+  app.add_flag_callback(
+      "-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log what attn-tune does");
 
   cli::Context ctx{cli::command_line(argc, argv)};
   cli::add_devices_command(app, ctx);

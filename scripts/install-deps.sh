@@ -11,6 +11,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   slurm-wlm munge
   libgtest-dev libvalijson-dev
+  clang-format  # the format check test (tests/format_check.cmake)
 )
 
 missing=()

@@ -44,8 +44,10 @@ struct CachedSpec {
   }
 
   test::CommandResult sweep(const std::string& out, std::vector<std::string> extra = {}) const {
-    std::vector<std::string> args = {"sweep", spec.string(), "--device", "opencl:0:0", "--out", (dir / out).string(),
-                                     "--cache-dir", cache.string(), "--min-samples", "3", "--max-time", "0.05", "-q"};
+    std::vector<std::string> args = {
+        "sweep",       spec.string(),  "--device",      "opencl:0:0", "--out",      (dir / out).string(),
+        "--cache-dir", cache.string(), "--min-samples", "3",          "--max-time", "0.05",
+        "-q"};
     args.insert(args.end(), extra.begin(), extra.end());
     return test::run_cli(args);
   }
@@ -130,9 +132,9 @@ TEST(CompileCacheSweep, ACorruptedEntryIsNamedAtDebugLevel) {
     bytes.back() = static_cast<char>(bytes.back() ^ 1);
     std::ofstream(f, std::ios::binary | std::ios::trunc) << bytes;
   }
-  auto r = test::run_cli({"-v", "sweep", s.spec.string(), "--device", "opencl:0:0", "--out", (s.dir / "v.json").string(),
-                          "--cache-dir", s.cache.string(), "--min-samples", "3", "--max-time", "0.05", "-q",
-                          "--no-isolate"});
+  auto r =
+      test::run_cli({"-v", "sweep", s.spec.string(), "--device", "opencl:0:0", "--out", (s.dir / "v.json").string(),
+                     "--cache-dir", s.cache.string(), "--min-samples", "3", "--max-time", "0.05", "-q", "--no-isolate"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string log = r.out + r.err;  // spdlog's default logger writes to stdout
   EXPECT_NE(log.find("is corrupted (its checksum does not match its contents): compiling again"), std::string::npos) << log;
@@ -162,7 +164,8 @@ TEST(CompileCacheSweep, NoCacheReadsAndWritesNothing) {
 
 TEST(CompileCacheSweep, CompileReportsHitsOnItsSecondRun) {
   CachedSpec s;
-  const std::vector<std::string> args = {"compile", s.spec.string(), "--device", "opencl:0:0", "--cache-dir", s.cache.string()};
+  const std::vector<std::string> args = {"compile",    s.spec.string(), "--device",
+                                         "opencl:0:0", "--cache-dir",   s.cache.string()};
   const auto first = test::run_cli(args);
   EXPECT_NE(first.err.find("4 compiled, 0 from cache"), std::string::npos) << first.err;
   const auto second = test::run_cli(args);

@@ -20,8 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<std::string> sweep_args(const fs::path& out) {
-  return {"sweep", "tests/data/resume.json", "--device", "opencl:0:0", "--out", out.string(), "--min-samples", "4",
-          "--max-time", "0.15", "-q"};
+  return {"sweep",      "tests/data/resume.json", "--device", "opencl:0:0", "--out",
+          out.string(), "--min-samples",          "4",        "--max-time", "0.15",
+          "-q"};
 }
 
 bool journal_started(const fs::path& journal) {

@@ -62,8 +62,8 @@ void expect_params(const std::filesystem::path& dir, const nlohmann::json& shape
 
 TEST(EmitLaunch, AnOpenClConfigurationGetsItsArgumentsParamsAndBuildOptions) {
   test::TempDir dir;
-  const auto r = run_cli({"bench", spec("flash_attn_f32_f16_small.json"), "-k", "prefill", "--preset", "B",
-                          "--emit-launch", dir.path().string()});
+  const auto r = run_cli({"bench", spec("flash_attn_f32_f16_small.json"), "-k", "prefill", "--preset", "B", "--emit-launch",
+                          dir.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto manifest = nlohmann::json::parse(read_text_file(dir / "launch.json"));
   EXPECT_EQ(manifest.at("schema"), "attn-tune.launch/1");
@@ -113,7 +113,9 @@ TEST(EmitLaunch, ACudaConfigurationGetsItsNvrtcBinaryOncePerDefineSet) {
   EXPECT_EQ(plain.at("program").at("format"), "cubin");
   const std::vector<char> cubin = read_bytes(dir / plain.at("program").at("file").get<std::string>());
   ASSERT_GE(cubin.size(), 4u);
-  EXPECT_EQ(std::string(cubin.data(), 4), "\x7f" "ELF");
+  EXPECT_EQ(std::string(cubin.data(), 4),
+            "\x7f"
+            "ELF");
   EXPECT_GT(features.at("resources").at("flash_attn_fwd").at("registers").get<int>(), 0);
   EXPECT_EQ(features.at("launches")[0].at("grid"), nlohmann::json({1, 4, 2})) << "ceil(50 / 64) x Hq x B";
   // B=2 Hq=4 Hkv=2 Nq=50 Nkv=150 D=64 causal window=40 mask sinks max_bias=8

@@ -33,7 +33,7 @@ void expect_host_oom(const std::vector<std::string>& extra) {
   test::TempDir dir;
   const fs::path out = dir / "lb.json";
   // 3*10^7 query and key rows: q alone is 7.15 GiB, beyond the 6 GB the run may map.
-  std::vector<std::string> args = {"sweep", "tests/data/resume.json", "--device", "opencl:0:0", "--out", out.string(),
+  std::vector<std::string> args = {"sweep",   "tests/data/resume.json",   "--device", "opencl:0:0", "--out", out.string(),
                                    "--shape", "Nq=30000000,Nkv=30000000", "-q"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_with_address_space(args, rlim_t{6} * 1000 * 1000 * 1000);

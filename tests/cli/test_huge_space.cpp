@@ -48,8 +48,10 @@ TEST(HugeSpace, FirstResultAtOnceFlatMemoryAndCtrlCExits130) {
     if (::chdir(test::source_dir().c_str()) != 0) ::_exit(126);
     if (!std::freopen("/dev/null", "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
     const std::string exe = test::binary().string();
-    std::vector<std::string> args = {exe, "sweep", "tests/data/huge_space.json", "--device", "opencl:0:0", "--out",
-                                     out.string(), "--min-samples", "2", "--max-time", "0.01"};
+    std::vector<std::string> args = {exe,          "sweep",         "tests/data/huge_space.json",
+                                     "--device",   "opencl:0:0",    "--out",
+                                     out.string(), "--min-samples", "2",
+                                     "--max-time", "0.01"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

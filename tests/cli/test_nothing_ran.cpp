@@ -59,7 +59,8 @@ TEST(NothingRan, ASourceThatDoesNotCompileIsReportedOnceAndStopsTheSweep) {
   test::TempDir dir;
   const auto r = sweep("tests/data/does_not_compile.json", dir / "lb.json");
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_TRUE(contains(r.err, "the source does not compile: the first 3 configurations failed with the same error")) << r.err;
+  EXPECT_TRUE(contains(r.err, "the source does not compile: the first 3 configurations failed with the same error"))
+      << r.err;
   EXPECT_TRUE(contains(r.err, "--keep-going")) << r.err;
   // The compiler's diagnostic points at the user's file, not the OpenCL
   // implementation's temporary copy of it.

@@ -12,9 +12,11 @@ using test::run_cli;
 bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
 
 TEST(OptionRanges, NonPositiveNoiseWatchdogOrSampleCountsAreUsageErrors) {
-  const std::vector<std::vector<std::string>> cases = {
-      {"--max-noise", "-1"}, {"--max-noise", "0"}, {"--watchdog", "0"},
-      {"--min-samples", "0", "--max-samples", "0"}, {"--min-samples", "20", "--max-samples", "10"}};
+  const std::vector<std::vector<std::string>> cases = {{"--max-noise", "-1"},
+                                                       {"--max-noise", "0"},
+                                                       {"--watchdog", "0"},
+                                                       {"--min-samples", "0", "--max-samples", "0"},
+                                                       {"--min-samples", "20", "--max-samples", "10"}};
   for (const auto& extra : cases) {
     std::vector<std::string> args = {"sweep", "tests/data/testbed.json"};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -37,7 +39,8 @@ TEST(OptionRanges, AShapeIntegerBeyond32BitsIsRefusedNotWrapped) {
 TEST(OptionRanges, AShapeIntegerBeyond32BitsInASpecNamesTheField) {
   test::TempDir dir;
   const auto spec = dir.write("big.json", R"({"attn_tune_spec": 1, "name": "x", "operation": "attention",
-    "sources": {"opencl": ")" + (test::source_dir() / "tests/data/attention_testbed.cl").string() + R"("},
+    "sources": {"opencl": ")" + (test::source_dir() / "tests/data/attention_testbed.cl").string() +
+                                              R"("},
     "shapes": {"s": {"B": 1, "Hq": 1, "Nq": 4294967296, "D": 64}},
     "kernels": {"k": {"params": {"X": [1]}, "launches": [{"entry": "e", "grid": ["1"], "block": ["1"]}]}}})");
   const auto r = run_cli({"sweep", spec.string()});

@@ -51,7 +51,8 @@ std::map<std::string, std::string> outcome(const fs::path& leaderboard) {
   const auto lb = nlohmann::json::parse(read_text_file(leaderboard));
   std::map<std::string, std::string> m;
   for (const auto& g : lb.at("groups"))
-    for (const auto& e : g.at("entries")) m[g.at("shape").get<std::string>() + "|" + e.at("key").get<std::string>()] = e.at("status");
+    for (const auto& e : g.at("entries"))
+      m[g.at("shape").get<std::string>() + "|" + e.at("key").get<std::string>()] = e.at("status");
   return m;
 }
 
@@ -138,7 +139,8 @@ TEST(Resume, AResumeThatChangesWhatDefinesAMeasurementIsRefusedNamingTheField) {
   EXPECT_EQ(lb.at("command").get<std::string>().find("--resume"), std::string::npos)
       << "the leaderboard keeps the command that started the sweep: " << lb.at("command");
   ASSERT_EQ(lb.at("resumes").size(), 1u);
-  EXPECT_NE(lb.at("resumes")[0].at("command").get<std::string>().find("--resume --top 3"), std::string::npos) << lb.at("resumes");
+  EXPECT_NE(lb.at("resumes")[0].at("command").get<std::string>().find("--resume --top 3"), std::string::npos)
+      << lb.at("resumes");
   EXPECT_FALSE(lb.at("resumes")[0].at("utc").get<std::string>().empty());
   EXPECT_EQ(lb.at("settings").at("timing").at("max_time_s"), 0.15);
 }
@@ -202,7 +204,7 @@ TEST(Resume, TornAndGarbageLinesAreReportedAndTheirConfigurationsMeasuredAgain) 
   unfinish(journal);
   auto lines = lines_of(journal);
   ASSERT_EQ(lines.size(), 17u) << "the header and 16 results";
-  lines[2] = "garbage, not JSON";                        // line 3: a result lost
+  lines[2] = "garbage, not JSON";  // line 3: a result lost
   const std::string last = lines.back();
   lines.pop_back();
   {

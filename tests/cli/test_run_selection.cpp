@@ -43,8 +43,8 @@ TEST(RunSelection, AShapeSelectionNoKernelRunsIsAUsageError) {
 }
 
 TEST(RunSelection, CompileOfSeveralSpecsNeedsTheKernelInOneOfThem) {
-  const auto r = run_cli({"compile", "tests/data/testbed.json", "tests/data/faults.json", "--kernel", "nosuch", "--device",
-                          "opencl:0:0"});
+  const auto r = run_cli(
+      {"compile", "tests/data/testbed.json", "tests/data/faults.json", "--kernel", "nosuch", "--device", "opencl:0:0"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "--kernel: no kernel named 'nosuch' in any of the 2 specs")) << r.err;
 }

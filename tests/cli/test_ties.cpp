@@ -21,8 +21,9 @@ struct Swept {
 
 Swept sweep(const test::TempDir& dir, const std::string& name) {
   const fs::path out = dir / name;
-  const auto r = test::run_cli({"sweep", "tests/data/ties.json", "--device", "opencl:0:0", "--out", out.string(),
-                                "--min-samples", "5", "--max-time", "0.2", "--tie-rounds", "5", "--tie-noise", "5", "--no-cache", "-q"});
+  const auto r =
+      test::run_cli({"sweep", "tests/data/ties.json", "--device", "opencl:0:0", "--out", out.string(), "--min-samples", "5",
+                     "--max-time", "0.2", "--tie-rounds", "5", "--tie-noise", "5", "--no-cache", "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto lb = nlohmann::json::parse(read_text_file(out));
   return {lb.at("groups").at(0), r.out};
@@ -56,9 +57,9 @@ TEST(Ties, TheSameProgramTwiceIsATieAndTheRulePicksTheSameWinnerEverySweep) {
 
 TEST(Ties, TieRoundsZeroLeavesTheMedianRanking) {
   test::TempDir dir;
-  const auto r = test::run_cli({"sweep", "tests/data/ties.json", "--device", "opencl:0:0", "--out",
-                                (dir / "lb.json").string(), "--min-samples", "5", "--max-time", "0.2", "--tie-rounds",
-                                "0", "--no-cache", "-q"});
+  const auto r =
+      test::run_cli({"sweep", "tests/data/ties.json", "--device", "opencl:0:0", "--out", (dir / "lb.json").string(),
+                     "--min-samples", "5", "--max-time", "0.2", "--tie-rounds", "0", "--no-cache", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto group = nlohmann::json::parse(read_text_file(dir / "lb.json")).at("groups").at(0);
   EXPECT_FALSE(group.contains("ties"));

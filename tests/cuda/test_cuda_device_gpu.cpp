@@ -64,10 +64,9 @@ TEST(CudaDeviceGpu, Info) {
   EXPECT_GT(i.registers_per_sm, 0);
   EXPECT_GT(i.max_threads_per_sm, 0);
   EXPECT_GT(i.shared_mem_per_sm, 0u);
-  std::printf("device: %s, %s, driver %s, %d SMs, %d MHz, L2 %llu, smem/SM %llu, optin %llu\n",
-              i.name.c_str(), i.arch.c_str(), i.driver_version.c_str(), i.compute_units, i.clock_mhz,
-              static_cast<unsigned long long>(i.cache_bytes),
-              static_cast<unsigned long long>(i.shared_mem_per_sm),
+  std::printf("device: %s, %s, driver %s, %d SMs, %d MHz, L2 %llu, smem/SM %llu, optin %llu\n", i.name.c_str(),
+              i.arch.c_str(), i.driver_version.c_str(), i.compute_units, i.clock_mhz,
+              static_cast<unsigned long long>(i.cache_bytes), static_cast<unsigned long long>(i.shared_mem_per_sm),
               static_cast<unsigned long long>(i.local_mem_bytes));
   if (const ArchLimits* known = find_arch_limits(i.arch)) {
     // The table agrees with what the device reports.
@@ -149,8 +148,7 @@ TEST(CudaDeviceGpu, DynamicSharedMemoryAbove48K) {
   // More than a block may have.
   const Launch too_big = launch("reverse_block", 1, 256, dev.info().local_mem_bytes + 4);
   auto a = dev.allocate(16);
-  EXPECT_THROW(dev.run(*program, {too_big}, {KernelArg::of(*a), KernelArg::of(*a), KernelArg::value(1)}),
-               LaunchError);
+  EXPECT_THROW(dev.run(*program, {too_big}, {KernelArg::of(*a), KernelArg::of(*a), KernelArg::value(1)}), LaunchError);
 }
 
 TEST(CudaDeviceGpu, OccupancyMatchesTheDriver) {
@@ -168,13 +166,20 @@ TEST(CudaDeviceGpu, OccupancyMatchesTheDriver) {
     std::uint64_t smem;
   };
   const std::vector<Case> cases = {
-      {spill.get(), "dynamic_index", 32, 0},       {spill.get(), "dynamic_index", 256, 0},
-      {spill.get(), "dynamic_index", 1024, 0},     {spill.get(), "register_pressure", 1024, 0},
-      {spill.get(), "register_pressure", 96, 0},   {spill.get(), "simple", 32, 0},
-      {spill.get(), "simple", 64, 0},              {spill.get(), "simple", 1000, 0},
-      {defines.get(), "scale_rows", 128, 0},       {defines.get(), "add_one", 128, 20000},
-      {dyn.get(), "reverse_block", 128, 40 * 1024}, {dyn.get(), "reverse_block", 512, 100 * 1024},
-      {dyn.get(), "reverse_block", 64, 7 * 1024},  {dyn.get(), "reverse_block", 992, 1},
+      {spill.get(), "dynamic_index", 32, 0},
+      {spill.get(), "dynamic_index", 256, 0},
+      {spill.get(), "dynamic_index", 1024, 0},
+      {spill.get(), "register_pressure", 1024, 0},
+      {spill.get(), "register_pressure", 96, 0},
+      {spill.get(), "simple", 32, 0},
+      {spill.get(), "simple", 64, 0},
+      {spill.get(), "simple", 1000, 0},
+      {defines.get(), "scale_rows", 128, 0},
+      {defines.get(), "add_one", 128, 20000},
+      {dyn.get(), "reverse_block", 128, 40 * 1024},
+      {dyn.get(), "reverse_block", 512, 100 * 1024},
+      {dyn.get(), "reverse_block", 64, 7 * 1024},
+      {dyn.get(), "reverse_block", 992, 1},
   };
   for (const Case& c : cases) {
     const Launch l = launch(c.entry, 1, c.threads, c.smem);
@@ -195,9 +200,9 @@ TEST(CudaDeviceGpu, LaunchErrorsLeaveTheDeviceUsable) {
   auto program = dev.compile(r);
   auto buf = dev.allocate(1024 * sizeof(float));
   const std::vector<KernelArg> args = {KernelArg::of(*buf), KernelArg::value(1024)};
-  EXPECT_THROW(dev.run(*program, {launch("add_one", 1, 2048)}, args), LaunchError);     // > 1024 threads
-  EXPECT_THROW(dev.run(*program, {launch("add_one", 0, 32)}, args), LaunchError);       // empty grid
-  EXPECT_THROW(dev.run(*program, {launch("nope", 1, 32)}, args), LaunchError);          // unknown entry
+  EXPECT_THROW(dev.run(*program, {launch("add_one", 1, 2048)}, args), LaunchError);  // > 1024 threads
+  EXPECT_THROW(dev.run(*program, {launch("add_one", 0, 32)}, args), LaunchError);    // empty grid
+  EXPECT_THROW(dev.run(*program, {launch("nope", 1, 32)}, args), LaunchError);       // unknown entry
   EXPECT_THROW(dev.run(*program, {launch("add_one", 1ull << 33, 32)}, args), LaunchError);
   if (cu::driver().cuFuncGetParamInfo) {
     EXPECT_THROW(dev.run(*program, {launch("add_one", 1, 32)}, {KernelArg::of(*buf)}), LaunchError);

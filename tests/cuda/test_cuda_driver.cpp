@@ -12,13 +12,12 @@ namespace {
 
 TEST(CudaErrors, StickyErrorsAreClassified) {
   for (CUresult r : {CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_ILLEGAL_INSTRUCTION,
-                     CUDA_ERROR_HARDWARE_STACK_ERROR, CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_ASSERT,
-                     CUDA_ERROR_LAUNCH_TIMEOUT, CUDA_ERROR_INVALID_PC, CUDA_ERROR_INVALID_ADDRESS_SPACE,
-                     CUDA_ERROR_ECC_UNCORRECTABLE})
+                     CUDA_ERROR_HARDWARE_STACK_ERROR, CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_ASSERT, CUDA_ERROR_LAUNCH_TIMEOUT,
+                     CUDA_ERROR_INVALID_PC, CUDA_ERROR_INVALID_ADDRESS_SPACE, CUDA_ERROR_ECC_UNCORRECTABLE})
     EXPECT_TRUE(cu::is_sticky_error(r)) << r;
-  for (CUresult r : {CUDA_SUCCESS, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_VALUE,
-                     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, CUDA_ERROR_NOT_FOUND, CUDA_ERROR_NO_BINARY_FOR_GPU,
-                     CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, CUDA_ERROR_NOT_READY})
+  for (CUresult r :
+       {CUDA_SUCCESS, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+        CUDA_ERROR_NOT_FOUND, CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, CUDA_ERROR_NOT_READY})
     EXPECT_FALSE(cu::is_sticky_error(r)) << r;
 }
 
@@ -31,15 +30,14 @@ TEST(CudaErrors, ThrowsByKindWithCallText) {
     EXPECT_NE(w.find("cuEventSynchronize(stop)"), std::string::npos) << w;
     EXPECT_NE(w.find("/x/y.cpp:12"), std::string::npos) << w;
   }
-  EXPECT_THROW(cu::throw_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "cuLaunchKernel(...)", __FILE__, __LINE__,
-                               cu::Failure::launch),
-               LaunchError);
-  EXPECT_THROW(cu::throw_error(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc(&p, n)", __FILE__, __LINE__,
-                               cu::Failure::backend),
+  EXPECT_THROW(
+      cu::throw_error(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "cuLaunchKernel(...)", __FILE__, __LINE__, cu::Failure::launch),
+      LaunchError);
+  EXPECT_THROW(cu::throw_error(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc(&p, n)", __FILE__, __LINE__, cu::Failure::backend),
                BackendError);
   // The file is shown relative to the source tree.
-  const std::string d = cu::describe_error(CUDA_ERROR_INVALID_VALUE, "cuFoo()",
-                                           ATTN_TUNE_SOURCE_DIR "/tuner/backend/cuda/x.cpp", 7);
+  const std::string d =
+      cu::describe_error(CUDA_ERROR_INVALID_VALUE, "cuFoo()", ATTN_TUNE_SOURCE_DIR "/tuner/backend/cuda/x.cpp", 7);
   EXPECT_NE(d.find("at tuner/backend/cuda/x.cpp:7"), std::string::npos) << d;
 }
 

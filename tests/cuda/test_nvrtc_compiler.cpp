@@ -16,8 +16,7 @@ std::filesystem::path data(const std::string& name) {
   return std::filesystem::path(ATTN_TUNE_CUDA_TEST_DATA) / "kernels" / name;
 }
 
-CompileRequest request(const std::string& file, std::vector<std::string> entries,
-                       std::string arch = "sm_90") {
+CompileRequest request(const std::string& file, std::vector<std::string> entries, std::string arch = "sm_90") {
   CompileRequest r;
   r.source_path = data(file);
   r.include_dirs = {std::filesystem::path(ATTN_TUNE_SOURCE_DIR) / "kernels"};
@@ -31,8 +30,7 @@ TEST(NvrtcOptions, Golden) {
   r.include_dirs = {"/src/kernels", "/src/kernels/cuda"};
   r.defines = {{"BLOCK_M", 64}, {"HEAD_DIM", 128}, {"NEG", -3}};
   r.extra_options = {"--use_fast_math", "-lineinfo"};
-  const auto opts =
-      nvrtc_options(r, "sm_90a", {"/usr/local/cuda/include", "/usr/local/cuda/include/cccl"}, true);
+  const auto opts = nvrtc_options(r, "sm_90a", {"/usr/local/cuda/include", "/usr/local/cuda/include/cccl"}, true);
   const std::vector<std::string> want = {
       "--gpu-architecture=sm_90a",
       "-std=c++17",

@@ -12,8 +12,8 @@ const ArchLimits& sm(const char* arch) {
   return *l;
 }
 
-OccupancyResult occ(const char* arch, int regs, int threads, long long static_smem = 0,
-                    long long dyn_smem = 0, int barriers = 0) {
+OccupancyResult occ(const char* arch, int regs, int threads, long long static_smem = 0, long long dyn_smem = 0,
+                    int barriers = 0) {
   return theoretical_occupancy(sm(arch), OccupancyInput{regs, threads, static_smem, dyn_smem, barriers});
 }
 

@@ -154,8 +154,8 @@ TEST(TensorMap, AShapeWhoseDtypeIsNoElementTypeAsksForAnElement) {
     describe_tensor_map(t, 0, nlohmann::json{{"dtype", "f32_f16"}});
     FAIL() << "no error";
   } catch (const Outcome& o) {
-    EXPECT_NE(o.reason.find("tensor_maps[0] (q): the shape's dtype 'f32_f16' is not an element type"),
-              std::string::npos) << o.reason;
+    EXPECT_NE(o.reason.find("tensor_maps[0] (q): the shape's dtype 'f32_f16' is not an element type"), std::string::npos)
+        << o.reason;
   }
   t.element = "f32";
   EXPECT_EQ(describe_tensor_map(t, 0, nlohmann::json{{"dtype", "f32_f16"}}).element, TensorElement::f32);

@@ -39,7 +39,8 @@ TEST(DeterminismSweep, RequiredChecksDecideTheRankingAndTheCostIsReported) {
   const nlohmann::json& lb = outcome.leaderboard;
   ASSERT_EQ(lb.at("groups").size(), 1u);
   const nlohmann::json& g = lb.at("groups")[0];
-  EXPECT_EQ(lb.at("settings").at("determinism").at("require"), (std::vector<std::string>{"deterministic", "batch_invariant"}));
+  EXPECT_EQ(lb.at("settings").at("determinism").at("require"),
+            (std::vector<std::string>{"deterministic", "batch_invariant"}));
 
   const auto& det = entry(g, "deterministic");
   EXPECT_EQ(det.at("status"), "ok");
@@ -69,7 +70,8 @@ TEST(DeterminismSweep, RequiredChecksDecideTheRankingAndTheCostIsReported) {
   EXPECT_EQ(d.at("passing").get<int>() + g.at("excluded").get<int>(), 3);
   const double cost = d.at("cost").get<double>();
   EXPECT_GE(cost, 1.0);
-  EXPECT_DOUBLE_EQ(cost, d.at("fastest_passing").at("median_ms").get<double>() / d.at("fastest_overall").at("median_ms").get<double>());
+  EXPECT_DOUBLE_EQ(
+      cost, d.at("fastest_passing").at("median_ms").get<double>() / d.at("fastest_overall").at("median_ms").get<double>());
   EXPECT_EQ(g.at("best").at("key"), d.at("fastest_passing").at("key")) << "the best is the fastest passing configuration";
 
   const std::string table = leaderboard_table(outcome.leaderboard, 5);

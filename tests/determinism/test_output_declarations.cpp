@@ -14,11 +14,11 @@ namespace {
 // bytes (a size-based guess would say f32) and sequences of uneven sizes.
 class DeclaredProblem final : public Problem {
  public:
-  DeclaredProblem() { buffers_ = {{"x", false, std::vector<std::byte>(16), {}}, {"y", true, std::vector<std::byte>(24), {}}}; }
-  std::vector<std::byte> params_bytes() const override { return {}; }
-  std::vector<OutputDeclaration> outputs() const override {
-    return {{"y", ElementType::F16, {{"t", 12}}, {0, 2, 3, 12}}};
+  DeclaredProblem() {
+    buffers_ = {{"x", false, std::vector<std::byte>(16), {}}, {"y", true, std::vector<std::byte>(24), {}}};
   }
+  std::vector<std::byte> params_bytes() const override { return {}; }
+  std::vector<OutputDeclaration> outputs() const override { return {{"y", ElementType::F16, {{"t", 12}}, {0, 2, 3, 12}}}; }
   VerifyReport verify(const std::vector<std::vector<std::byte>>&, const Tolerance&) const override { return {}; }
   double flops() const override { return 0; }
   double bytes() const override { return 0; }

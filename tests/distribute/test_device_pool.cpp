@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
-#include <fstream>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "tests/distribute/sweep_outcomes.hpp"
@@ -61,7 +61,8 @@ std::vector<pid_t> workers_of(pid_t parent) {
 
 bool wait_for_results(const fs::path& journal, int n) {
   const auto deadline = std::chrono::steady_clock::now() + 300s;
-  while (test::journaled_results(journal) < n && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  while (test::journaled_results(journal) < n && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
   return test::journaled_results(journal) >= n;
 }
 
@@ -90,7 +91,8 @@ TEST_F(TwoPoclDevices, AWorkerKilledMidSweepCostsOnlyItsConfiguration) {
   ASSERT_EQ(reference.exit_code, 0) << reference.err;
 
   const fs::path out = dir / "killed.json";
-  const pid_t sweep = test::start_cli(test::sweep_args("tests/data/resume.json", out, {"--device", "opencl:0:0,opencl:0:1"}));
+  const pid_t sweep =
+      test::start_cli(test::sweep_args("tests/data/resume.json", out, {"--device", "opencl:0:0,opencl:0:1"}));
   ASSERT_TRUE(wait_for_results(fs::path(out.string() + ".journal.jsonl"), 3));
   const auto workers = workers_of(sweep);
   ASSERT_EQ(workers.size(), 2u) << "one worker per device";
@@ -151,7 +153,9 @@ struct Concurrency {
 // A device that takes a while over each job and records how many devices were busy meanwhile.
 class SlowRunner : public ConfigRunner {
  public:
-  SlowRunner(std::string id, Concurrency& seen, bool broken = false) : seen_(seen), broken_(broken) { info_.id = std::move(id); }
+  SlowRunner(std::string id, Concurrency& seen, bool broken = false) : seen_(seen), broken_(broken) {
+    info_.id = std::move(id);
+  }
   ConfigResult run(const Job& job) override {
     if (broken_) throw Error(info_.id + " cannot be opened");
     {
@@ -189,11 +193,13 @@ TEST(DevicePool, EachDeviceRunsAJobAtTheSameTimeAsTheOthers) {
   std::map<std::string, int> by_device;
   std::set<std::string> keys;
   const std::sig_atomic_t stop = 0;
-  pool.run(jobs(8), {[](const Job&) {}, [&](ConfigResult&& r) {
-                       ++by_device[r.device];
-                       EXPECT_TRUE(keys.insert(r.job.key()).second) << r.job.key() << " ran twice";
-                       return true;
-                     }},
+  pool.run(jobs(8),
+           {[](const Job&) {},
+            [&](ConfigResult&& r) {
+              ++by_device[r.device];
+              EXPECT_TRUE(keys.insert(r.job.key()).second) << r.job.key() << " ran twice";
+              return true;
+            }},
            stop);
   EXPECT_EQ(keys.size(), 8u);
   EXPECT_EQ(seen.most, 2) << "the two devices never ran at the same time";
@@ -209,11 +215,13 @@ TEST(DevicePool, ADeviceThatCannotRunLeavesItsJobsToTheOthers) {
   DevicePool pool({"dev:0", "dev:1"}, std::move(runners));
   std::set<std::string> keys;
   const std::sig_atomic_t stop = 0;
-  pool.run(jobs(4), {[](const Job&) {}, [&](ConfigResult&& r) {
-                       EXPECT_EQ(r.device, "dev:1");
-                       keys.insert(r.job.key());
-                       return true;
-                     }},
+  pool.run(jobs(4),
+           {[](const Job&) {},
+            [&](ConfigResult&& r) {
+              EXPECT_EQ(r.device, "dev:1");
+              keys.insert(r.job.key());
+              return true;
+            }},
            stop);
   EXPECT_EQ(keys.size(), 4u) << "every job ran on the device that works";
 }
@@ -244,7 +252,8 @@ TEST(ShardResume, AShardKilledMidSweepResumesToItsShareOfTheWholeSweep) {
   const auto resumed = test::run_cli(resumed_args);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(test::statuses(out), share);
-  EXPECT_EQ(test::journaled_results(journal), static_cast<int>(share.size())) << "nothing measured before the kill was measured again";
+  EXPECT_EQ(test::journaled_results(journal), static_cast<int>(share.size()))
+      << "nothing measured before the kill was measured again";
 }
 
 TEST_F(TwoPoclDevices, AResumeOnOtherDevicesIsRefusedNamingThem) {
@@ -279,7 +288,8 @@ TEST_F(TwoPoclDevices, DeviceListsAreCheckedBeforeAnythingRuns) {
     const auto r = test::run_cli(test::sweep_args("tests/data/shards.json", dir / "x.json", {"--device", bad}));
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
   }
-  const auto r = test::run_cli(test::sweep_args("tests/data/shards.json", dir / "x.json", {"--device", "opencl:all", "--no-isolate"}));
+  const auto r =
+      test::run_cli(test::sweep_args("tests/data/shards.json", dir / "x.json", {"--device", "opencl:all", "--no-isolate"}));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("worker process"), std::string::npos) << r.err;
 }

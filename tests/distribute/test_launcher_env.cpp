@@ -49,8 +49,8 @@ TEST(LauncherEnv, TorchrunRankAndWorldSizeGiveTheShardAndLocalRankTheDevice) {
 }
 
 TEST(LauncherEnv, OpenMpiRankAndSizeGiveTheShardAndLocalRankTheDevice) {
-  const auto p = placement_from_environment(env_of(
-      {{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}}));
+  const auto p = placement_from_environment(
+      env_of({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}}));
   ASSERT_TRUE(p);
   EXPECT_EQ(p->shard.index, 1);
   EXPECT_EQ(p->shard.count, 2);

@@ -99,7 +99,8 @@ TEST_F(Merge, ConfigurationsNoShardMeasuredAreListed) {
   for (const auto& [key, _] : test::statuses(shard(1))) expected.insert(key);
   EXPECT_EQ(missing, expected);
   EXPECT_FALSE(merged.at("complete").get<bool>());
-  EXPECT_NE(r.err.find(fmt::format("{} configuration(s) of the plan measured by no shard", expected.size())), std::string::npos)
+  EXPECT_NE(r.err.find(fmt::format("{} configuration(s) of the plan measured by no shard", expected.size())),
+            std::string::npos)
       << r.err;
 }
 

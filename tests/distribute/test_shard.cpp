@@ -22,7 +22,8 @@ std::vector<std::string> some_keys() {
   for (const char* shape : {"prefill-512", "decode-4k", "s"})
     for (int m : {16, 32, 64, 128})
       for (int n : {16, 32, 64})
-        for (int dv : {32, 64, 128}) keys.push_back(fmt::format("flash|{}|BLOCK_M={},BLOCK_N={},DV_TILE={}", shape, m, n, dv));
+        for (int dv : {32, 64, 128})
+          keys.push_back(fmt::format("flash|{}|BLOCK_M={},BLOCK_N={},DV_TILE={}", shape, m, n, dv));
   return keys;
 }
 
@@ -79,8 +80,8 @@ TEST(Shard, EachShardWritesItsOwnFile) {
 
 TEST(Shard, ASearchStrategyCannotBeSharded) {
   test::TempDir dir;
-  const auto r = test::run_cli(
-      test::sweep_args("tests/data/shards.json", dir / "lb.json", {"--shard", "0/2", "--strategy", "random", "--budget-evals", "2"}));
+  const auto r = test::run_cli(test::sweep_args("tests/data/shards.json", dir / "lb.json",
+                                                {"--shard", "0/2", "--strategy", "random", "--budget-evals", "2"}));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--shard splits the whole plan"), std::string::npos) << r.err;
 }

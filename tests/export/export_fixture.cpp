@@ -28,14 +28,19 @@ std::vector<std::filesystem::path> write_export_fixture(const TempDir& dir) {
   const auto h200 = fixture_leaderboard(
       kH200, "fixture",
       {prefill("prefill-1k", "f16", 1024, {ok(A, 1.00), ok(B, 1.05), ok(C, 1.50), ok(E, 1.20)}),
-       prefill("prefill-4k", "f16", 4096, {ok(B, 3.00), ok(A, 3.30), ok(E, 3.60), failed(C, "launch_failed", "too many resources requested")})});
-  const auto h100 = fixture_leaderboard(kH100, "fixture", {prefill("prefill-1k", "f16", 1024, {checked(C, 1.00, false), checked(B, 1.04, true), ok(A, 1.60), ok(E, 1.20)})});
+       prefill("prefill-4k", "f16", 4096,
+               {ok(B, 3.00), ok(A, 3.30), ok(E, 3.60), failed(C, "launch_failed", "too many resources requested")})});
+  const auto h100 = fixture_leaderboard(
+      kH100, "fixture",
+      {prefill("prefill-1k", "f16", 1024, {checked(C, 1.00, false), checked(B, 1.04, true), ok(A, 1.60), ok(E, 1.20)})});
   const auto a100 = fixture_leaderboard(
       kA100, "fixture",
-      {prefill("prefill-1k", "f16", 1024, {ok(C, 1.00), ok(E, 1.20), ok(B, 1.60), failed(A, "skipped", "needs 96 KiB of shared memory")})});
+      {prefill("prefill-1k", "f16", 1024,
+               {ok(C, 1.00), ok(E, 1.20), ok(B, 1.60), failed(A, "skipped", "needs 96 KiB of shared memory")})});
   const auto pocl = fixture_leaderboard(
       kPocl, "fixture",
-      {prefill("prefill-1k", "f32_f16", 1024, {ok(C, 1.00), ok(E, 1.20), ok(A, 1.40), failed(B, "incorrect", "rel_l2 0.31 > 0.0001")})});
+      {prefill("prefill-1k", "f32_f16", 1024,
+               {ok(C, 1.00), ok(E, 1.20), ok(A, 1.40), failed(B, "incorrect", "rel_l2 0.31 > 0.0001")})});
   return {dir.write("h200.json", h200.dump(2)), dir.write("h100.json", h100.dump(2)), dir.write("a100.json", a100.dump(2)),
           dir.write("pocl.json", pocl.dump(2))};
 }

@@ -8,11 +8,11 @@ namespace attn::test {
 const FixtureDevice kH200{"NVIDIA H200", "cuda", "sm_90", "NVIDIA Corporation"};
 const FixtureDevice kH100{"NVIDIA H100 80GB HBM3", "cuda", "sm_90", "NVIDIA Corporation"};
 const FixtureDevice kA100{"NVIDIA A100-SXM4-80GB", "cuda", "sm_80", "NVIDIA Corporation"};
-const FixtureDevice kPocl{"pthread-skylake-avx512-AMD EPYC", "opencl", "OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-skylake-avx512",
-                          "AuthenticAMD"};
+const FixtureDevice kPocl{"pthread-skylake-avx512-AMD EPYC", "opencl",
+                          "OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-skylake-avx512", "AuthenticAMD"};
 
 nlohmann::json attention_fields(const std::string& dtype, long long D, long long causal, long long Nq, long long Nkv) {
-  return {{"dtype", dtype}, {"B", 1},      {"Hq", 8},    {"Hkv", 8},    {"Nq", Nq},          {"Nkv", Nkv},
+  return {{"dtype", dtype}, {"B", 1},           {"Hq", 8},     {"Hkv", 8},  {"Nq", Nq},   {"Nkv", Nkv},
           {"D", D},         {"causal", causal}, {"window", 0}, {"mask", 0}, {"sinks", 0}, {"max_bias", 0.0}};
 }
 
@@ -72,7 +72,8 @@ DeviceInfo device_info(const FixtureDevice& device) {
 
 }  // namespace
 
-nlohmann::json fixture_leaderboard(const FixtureDevice& device, const std::string& spec, const std::vector<FixtureGroup>& groups) {
+nlohmann::json fixture_leaderboard(const FixtureDevice& device, const std::string& spec,
+                                   const std::vector<FixtureGroup>& groups) {
   Leaderboard lb;
   lb.attn_tune_version = "0.1.0";
   lb.git_commit = "fixture";

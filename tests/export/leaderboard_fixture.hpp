@@ -16,10 +16,10 @@ struct FixtureDevice {
 
 struct FixtureEntry {
   std::vector<std::pair<std::string, long long>> params;
-  double median_ms = 0;          // with status "ok"
+  double median_ms = 0;  // with status "ok"
   std::string status = "ok";
-  std::string reason;            // for the others
-  double noise = 0.004;          // relative spread of the samples
+  std::string reason;                                // for the others
+  double noise = 0.004;                              // relative spread of the samples
   nlohmann::json checks = nlohmann::json::object();  // determinism checks, as `sweep --check determinism` records them
 };
 
@@ -27,12 +27,13 @@ struct FixtureGroup {
   std::string kernel, shape;
   nlohmann::json shape_fields;
   std::vector<FixtureEntry> entries;
-  std::string baseline_preset;   // a preset named after it is put on the first entry with these params
+  std::string baseline_preset;  // a preset named after it is put on the first entry with these params
 };
 
 // A leaderboard of spec SPEC on DEVICE, built with the typed model,
 // entries ranked the way `attn-tune sweep` ranks them.
-nlohmann::json fixture_leaderboard(const FixtureDevice& device, const std::string& spec, const std::vector<FixtureGroup>& groups);
+nlohmann::json fixture_leaderboard(const FixtureDevice& device, const std::string& spec,
+                                   const std::vector<FixtureGroup>& groups);
 
 // Attention shape fields with the operation's defaults.
 nlohmann::json attention_fields(const std::string& dtype, long long D, long long causal, long long Nq, long long Nkv);

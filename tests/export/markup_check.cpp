@@ -26,8 +26,8 @@ std::string markup_problems(const std::string& text) {
     const std::string name = tag.substr(name_start, tag.find_first_of(" \t\n/>", name_start) - name_start);
     if (closing) {
       if (open.empty() || open.back() != name)
-        return "</" + name + "> closes " + (open.empty() ? std::string("nothing") : "<" + open.back() + ">") + " near offset " +
-               std::to_string(at);
+        return "</" + name + "> closes " + (open.empty() ? std::string("nothing") : "<" + open.back() + ">") +
+               " near offset " + std::to_string(at);
       open.pop_back();
     } else if (!self_closing && !kVoid.contains(name)) {
       open.push_back(name);

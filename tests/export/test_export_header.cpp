@@ -55,9 +55,10 @@ class ExportHeader : public ::testing::Test {
   // Compiles PROGRAM against the header with the C++ compiler attn-tune is built with; runs it when RUN.
   int compile(const std::string& program, std::string& output, bool run = true) {
     dir_.write("main.cpp", program);
-    int rc = shell(fmt::format("'{}' -std=c++17 -Wall -Wextra -Wpedantic -Werror -I'{}' '{}' -o '{}'", ATTN_TUNE_CXX_COMPILER,
-                               dir_.path().string(), (dir_ / "main.cpp").string(), (dir_ / "main").string()),
-                   dir_, output);
+    int rc =
+        shell(fmt::format("'{}' -std=c++17 -Wall -Wextra -Wpedantic -Werror -I'{}' '{}' -o '{}'", ATTN_TUNE_CXX_COMPILER,
+                          dir_.path().string(), (dir_ / "main.cpp").string(), (dir_ / "main").string()),
+              dir_, output);
     if (rc != 0 || !run) return rc;
     return shell("'" + (dir_ / "main").string() + "'", dir_, output);
   }
@@ -132,11 +133,14 @@ TEST_F(ExportHeader, AHandEditedValueFailsItsStaticAssert) {
 TEST_F(ExportHeader, DefinesForOneDeviceAndShape) {
   std::vector<std::string> args = {"export"};
   for (const auto& s : strings(leaderboards_)) args.push_back(s);
-  args.insert(args.end(), {"--format", "defines", "--device", "H200", "--shape", "prefill-4k", "--out", (dir_ / "defines.h").string()});
+  args.insert(args.end(),
+              {"--format", "defines", "--device", "H200", "--shape", "prefill-4k", "--out", (dir_ / "defines.h").string()});
   const auto r = run_cli(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string defines = read_text_file(dir_ / "defines.h");
-  EXPECT_TRUE(contains(defines, "#ifndef BLOCK_M\n#define BLOCK_M 128\n#endif\n#ifndef BLOCK_N\n#define BLOCK_N 64\n#endif\n")) << defines;
+  EXPECT_TRUE(
+      contains(defines, "#ifndef BLOCK_M\n#define BLOCK_M 128\n#endif\n#ifndef BLOCK_N\n#define BLOCK_N 64\n#endif\n"))
+      << defines;
   EXPECT_TRUE(contains(defines, "rank 1 of 3")) << defines;
   // A kernel includes it before its own #ifndef defaults (as the kernels' #ifndef defaults expect).
   std::string output;

@@ -22,7 +22,8 @@ std::string spec(const std::string& name) { return test::data("export/" + name).
 
 // Sweeps SPEC_NAME on PoCL into OUT: two configurations, tiny shape, short sampling.
 std::string sweep(const std::string& spec_name, const std::filesystem::path& out) {
-  const auto r = run_cli({"sweep", spec(spec_name), "--device", "opencl:0:0", "--out", out.string(), "--max-time", "0.1", "-q"});
+  const auto r =
+      run_cli({"sweep", spec(spec_name), "--device", "opencl:0:0", "--out", out.string(), "--max-time", "0.1", "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return out.string();
 }
@@ -73,8 +74,8 @@ TEST(GatePocl, MoreWorkIsSlower) {
   // gate_slow.json: the same configurations, with REPEAT = 8 (eight times the score work).
   test::TempDir dir;
   const auto base = sweep("gate.json", dir / "base.json"), slow = sweep("gate_slow.json", dir / "slow.json");
-  const auto r = run_cli({"gate", "--baseline", base, "--candidate", slow, "--junit", (dir / "gate.xml").string(), "--markdown",
-                          (dir / "gate.md").string()});
+  const auto r = run_cli({"gate", "--baseline", base, "--candidate", slow, "--junit", (dir / "gate.xml").string(),
+                          "--markdown", (dir / "gate.md").string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "FAIL: 2 of 2 comparisons failed (2 SLOWER)")) << r.out;
   const JunitCounts junit = parse_junit(read_text_file(dir / "gate.xml"));
@@ -108,8 +109,8 @@ TEST(GatePocl, MoreWorkIsSlower) {
 TEST(GatePocl, AWrongResultIsBrokenWhateverItsSpeed) {
   test::TempDir dir;
   const auto base = sweep("gate.json", dir / "base.json");
-  const auto r = run_cli({"gate", "--baseline", base, "--device", "opencl:0:0", "--spec", spec("gate_broken.json"), "--junit",
-                          (dir / "gate.xml").string(), "-q"});
+  const auto r = run_cli({"gate", "--baseline", base, "--device", "opencl:0:0", "--spec", spec("gate_broken.json"),
+                          "--junit", (dir / "gate.xml").string(), "-q"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "BROKEN naive / tiny / WG=16: ok -> incorrect")) << r.out;
   const JunitCounts junit = parse_junit(read_text_file(dir / "gate.xml"));
@@ -136,7 +137,8 @@ TEST(GatePocl, AChangedIncludedHeaderIsChangedCode) {
   EXPECT_TRUE(contains(recorded, "kernels/common/attn_params.h")) << "the leaderboard lists the included header";
 
   dir.write("kernels/common/attn_params.h", header + "/* edited */\n");
-  const auto r = run_cli({"gate", "--baseline", base, "--candidate", base, "--device", "opencl:0:0", "--baseline-spec", copy});
+  const auto r =
+      run_cli({"gate", "--baseline", base, "--candidate", base, "--device", "opencl:0:0", "--baseline-spec", copy});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(contains(r.err, "--baseline-spec is not the code")) << r.err;
   EXPECT_TRUE(contains(r.err, "attn_params.h (sha256")) << r.err;
@@ -165,8 +167,8 @@ TEST(GateCli, UsageErrorsExitTwo) {
 TEST(GateCli, HelpStatesTheRule) {
   const auto r = run_cli({"gate", "--help"});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* part : {"SLOWER     slowdown > threshold and slowdown > band", "UNCERTAIN", "--remeasure", "--junit", "--markdown",
-                           "Exit 1 on any failure"})
+  for (const char* part : {"SLOWER     slowdown > threshold and slowdown > band", "UNCERTAIN", "--remeasure", "--junit",
+                           "--markdown", "Exit 1 on any failure"})
     EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
 }
 

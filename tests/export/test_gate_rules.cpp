@@ -29,7 +29,9 @@ ConfigResult timed(double ms, double noise = 0.005) {
   return r;
 }
 
-Verdict verdict(const ConfigResult& base, const ConfigResult& cand, GateRules rules = {}) { return judge(base, &cand, rules).verdict; }
+Verdict verdict(const ConfigResult& base, const ConfigResult& cand, GateRules rules = {}) {
+  return judge(base, &cand, rules).verdict;
+}
 
 TEST(GateRules, NoiseIsTheInterquartileRangeInSigmas) {
   EXPECT_NEAR(measurement_noise(*timed(1.0, 0.02).timing), 0.02, 1e-3);
@@ -72,7 +74,8 @@ TEST(GateRules, CorrectnessAndDeterminismRegressionsAlwaysFail) {
   EXPECT_EQ(verdict(base, cand), Verdict::faster) << "a check not run is not a regression";
 
   EXPECT_EQ(judge(timed(1.0), nullptr, {}).verdict, Verdict::missing);
-  for (Verdict v : {Verdict::slower, Verdict::broken, Verdict::nondeterministic, Verdict::missing}) EXPECT_TRUE(fails(v, {}));
+  for (Verdict v : {Verdict::slower, Verdict::broken, Verdict::nondeterministic, Verdict::missing})
+    EXPECT_TRUE(fails(v, {}));
   for (Verdict v : {Verdict::faster, Verdict::same, Verdict::uncertain}) EXPECT_FALSE(fails(v, {}));
   EXPECT_TRUE(fails(Verdict::uncertain, GateRules{0.05, 3, true})) << "--fail-on-uncertain";
 }
@@ -204,8 +207,9 @@ TEST(Gate, LeaderboardsOfDifferentSpecsAreNotCompared) {
     run_gate(in);
     FAIL() << "leaderboards of different specs were compared";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("come from different specs (prefill_spec and decode_spec: no (kernel, shape) in common)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("come from different specs (prefill_spec and decode_spec: no (kernel, shape) in common)"),
+        std::string::npos)
         << e.what();
   }
   cand.groups[0].kernel = "prefill";  // another spec name, the same kernels and shapes: another version of the code

@@ -97,7 +97,8 @@ TEST(LeaderboardModel, ResumesAndTheStartTimeRoundTrip) {
   Leaderboard lb = nlohmann::json(test::fixture_leaderboard(test::kPocl, "s", {})).get<Leaderboard>();
   lb.command = "attn-tune sweep s.json";
   lb.started_utc = "2026-11-24T10:00:00Z";
-  lb.resumes = {{"attn-tune sweep s.json --resume", "2026-11-24T10:05:00Z"}, {"attn-tune sweep s.json --resume -q", "2026-11-24T11:00:00Z"}};
+  lb.resumes = {{"attn-tune sweep s.json --resume", "2026-11-24T10:05:00Z"},
+                {"attn-tune sweep s.json --resume -q", "2026-11-24T11:00:00Z"}};
   const Leaderboard back = nlohmann::json(lb).get<Leaderboard>();
   EXPECT_EQ(back.command, "attn-tune sweep s.json");
   EXPECT_EQ(back.started_utc, "2026-11-24T10:00:00Z");
@@ -128,20 +129,26 @@ TEST(LeaderboardModel, AVersionOneFileLoadsAndANewerVersionIsRefusedNamingIt) {
     read_leaderboard(dir.write("v9.json", j.dump()));
     FAIL() << "a newer format loaded";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("v9.json: schema: 'attn-tune.leaderboard/9' is newer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("v9.json: schema: 'attn-tune.leaderboard/9' is newer"), std::string::npos)
+        << e.what();
   }
 }
 
 TEST(LeaderboardModel, AMalformedEntryIsNamedByItsGroupAndIndex) {
   test::TempDir dir;
-  nlohmann::json j = test::fixture_leaderboard(
-      test::kPocl, "s", {{"k", "tiny", test::attention_fields("f32", 64, 0, 16, 16), {{{{"BLOCK_M", 16}}, 1.0}, {{{"BLOCK_M", 32}}, 2.0}}, ""}});
+  nlohmann::json j = test::fixture_leaderboard(test::kPocl, "s",
+                                               {{"k",
+                                                 "tiny",
+                                                 test::attention_fields("f32", 64, 0, 16, 16),
+                                                 {{{{"BLOCK_M", 16}}, 1.0}, {{{"BLOCK_M", 32}}, 2.0}},
+                                                 ""}});
   j["groups"][0]["entries"][1]["status"] = "exploded";
   try {
     read_leaderboard(dir.write("bad.json", j.dump()));
     FAIL() << "an unknown status loaded";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.json: groups[0].entries[1]: unknown status 'exploded'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.json: groups[0].entries[1]: unknown status 'exploded'"), std::string::npos)
+        << e.what();
   }
   j["groups"][0].erase("kernel");
   try {
@@ -153,11 +160,16 @@ TEST(LeaderboardModel, AMalformedEntryIsNamedByItsGroupAndIndex) {
 }
 
 TEST(LeaderboardModel, DerivedFiguresAreComputedFromTheEntries) {
-  const Leaderboard lb = nlohmann::json(test::fixture_leaderboard(
-      test::kPocl, "s",
-      {{"k", "tiny", test::attention_fields("f32", 64, 0, 16, 16),
-        {{{{"BLOCK_M", 16}}, 2.0}, {{{"BLOCK_M", 32}}, 1.0}, {{{"BLOCK_M", 64}}, 4.0}, {{{"BLOCK_M", 8}}, 0, "incorrect", "rel_l2 1"}},
-        "heuristic"}})).get<Leaderboard>();
+  const Leaderboard lb = nlohmann::json(test::fixture_leaderboard(test::kPocl, "s",
+                                                                  {{"k",
+                                                                    "tiny",
+                                                                    test::attention_fields("f32", 64, 0, 16, 16),
+                                                                    {{{{"BLOCK_M", 16}}, 2.0},
+                                                                     {{{"BLOCK_M", 32}}, 1.0},
+                                                                     {{{"BLOCK_M", 64}}, 4.0},
+                                                                     {{{"BLOCK_M", 8}}, 0, "incorrect", "rel_l2 1"}},
+                                                                    "heuristic"}}))
+                             .get<Leaderboard>();
   const nlohmann::json g = nlohmann::json(lb).at("groups")[0];
   EXPECT_EQ(g.at("best").at("key"), "BLOCK_M=32");
   EXPECT_EQ(g.at("counts"), (nlohmann::json{{"ok", 3}, {"incorrect", 1}}));

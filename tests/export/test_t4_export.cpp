@@ -20,8 +20,10 @@ nlohmann::json read_json(const std::filesystem::path& p) { return nlohmann::json
 std::string schema_errors(const nlohmann::json& document, const std::string& schema) {
   const nlohmann::json schema_json = read_json(test::data("t4/" + schema));
   valijson::Schema parsed;
-  // The T4 schemas name draft 2020-12 but use only keywords draft 7 already has (type, properties, enum, pattern, items, required).
-  valijson::SchemaParser(valijson::SchemaParser::kDraft7).populateSchema(valijson::adapters::NlohmannJsonAdapter(schema_json), parsed);
+  // The T4 schemas name draft 2020-12 but use only keywords draft 7 already has (type, properties, enum, pattern, items,
+  // required).
+  valijson::SchemaParser(valijson::SchemaParser::kDraft7)
+      .populateSchema(valijson::adapters::NlohmannJsonAdapter(schema_json), parsed);
   valijson::ValidationResults results;
   valijson::Validator validator;
   if (validator.validate(parsed, valijson::adapters::NlohmannJsonAdapter(document), &results)) return {};
@@ -84,8 +86,11 @@ TEST(T4Export, StatusesBecomeInvalidityAndChecksBecomeMeasurements) {
 
 TEST(T4Export, TheValidatorRejectsAnInvalidityTheSchemaDoesNotKnow) {
   const nlohmann::json bad = {{"schema_version", "1.0.0"},
-                              {"results", {{{"configuration", {{"X", 1}}}, {"times", nlohmann::json::object()},
-                                            {"invalidity", "exploded"}, {"correctness", 1}}}}};
+                              {"results",
+                               {{{"configuration", {{"X", 1}}},
+                                 {"times", nlohmann::json::object()},
+                                 {"invalidity", "exploded"},
+                                 {"correctness", 1}}}}};
   EXPECT_NE(schema_errors(bad, "results-schema.json"), "");
 }
 

@@ -20,7 +20,8 @@ std::string gate_spec() { return test::data("export/gate.json").string(); }
 
 // Sweeps the testbed spec on PoCL into OUT with EXTRA options; returns OUT.
 std::string sweep(const std::filesystem::path& out, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args{"sweep", gate_spec(), "--device", "opencl:0:0", "--out", out.string(), "--max-time", "0.1", "-q"};
+  std::vector<std::string> args{"sweep",      gate_spec(),  "--device", "opencl:0:0", "--out",
+                                out.string(), "--max-time", "0.1",      "-q"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_cli(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -87,8 +88,8 @@ TEST(TimingPolicyPocl, ExportRefusesToMergeResultsOfDifferentPolicies) {
 
 TEST(TimingPolicyPocl, GraphTimingOnOpenclIsAUsageError) {
   test::TempDir dir;
-  const auto r = run_cli({"sweep", gate_spec(), "--device", "opencl:0:0", "--out", (dir / "g.json").string(), "--timing",
-                          "graph", "-q"});
+  const auto r = run_cli(
+      {"sweep", gate_spec(), "--device", "opencl:0:0", "--out", (dir / "g.json").string(), "--timing", "graph", "-q"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(contains(r.err, "--timing graph")) << r.err;
   const auto bad = run_cli({"sweep", gate_spec(), "--device", "opencl:0:0", "--timing", "lukewarm"});

@@ -18,7 +18,7 @@ using json = nlohmann::json;
 TEST(DeformableReference, BilinearAtPixelCentresCornersAndOutside) {
   const float map[] = {1, 2, 3, 4};  // 2x2: row y=0 is 1 2, row y=1 is 3 4
   EXPECT_DOUBLE_EQ(bilinear_zero_padded(map, 2, 2, 1, 0, 0), 1);
-  EXPECT_DOUBLE_EQ(bilinear_zero_padded(map, 2, 2, 1, 1, 0), 3);     // y picks the row
+  EXPECT_DOUBLE_EQ(bilinear_zero_padded(map, 2, 2, 1, 1, 0), 3);  // y picks the row
   EXPECT_DOUBLE_EQ(bilinear_zero_padded(map, 2, 2, 1, 0, 0.25), 1.25);
   EXPECT_DOUBLE_EQ(bilinear_zero_padded(map, 2, 2, 1, 0.5, 0.5), 2.5);
   EXPECT_DOUBLE_EQ(bilinear_zero_padded(map, 2, 2, 1, -0.5, -0.5), 0.25);  // three corners are padding
@@ -58,7 +58,7 @@ TEST(DeformableReference, LevelsStartWhereTheLastOneEnds) {
   s.level_h = {1, 2};
   s.level_w = {1, 2};
   DeformableValues in;
-  in.value = {5, 1, 2, 3, 4};  // level 0: 1x1; level 1: 2x2
+  in.value = {5, 1, 2, 3, 4};           // level 0: 1x1; level 1: 2x2
   in.loc = {0.5f, 0.5f, 0.75f, 0.25f};  // level 0: its one pixel; level 1: pixel (x=1, y=0)
   in.attn = {0.25f, 1.0f};
   double out = 0;
@@ -71,9 +71,9 @@ TEST(DeformableReference, HeadsAndChannelsInterleaveInValueAndOut) {
   s.level_h[0] = 1;
   s.level_w[0] = 1;
   DeformableValues in;
-  in.value = {1, 2, 30, 40};           // [pixel 0][head][channel]
-  in.loc = {0.5f, 0.5f, 0.5f, 0.5f};   // [head][level][point][xy]
-  in.attn = {1.0f, 0.5f};              // [head][level][point]
+  in.value = {1, 2, 30, 40};          // [pixel 0][head][channel]
+  in.loc = {0.5f, 0.5f, 0.5f, 0.5f};  // [head][level][point][xy]
+  in.attn = {1.0f, 0.5f};             // [head][level][point]
   double out[4];
   deformable_reference_query(s, in, 0, 0, out);
   EXPECT_DOUBLE_EQ(out[0], 1);
@@ -83,9 +83,9 @@ TEST(DeformableReference, HeadsAndChannelsInterleaveInValueAndOut) {
 }
 
 json detr_fields(int Nq, int points, int B = 1) {
-  return {{"B", B},        {"Nq", Nq},       {"heads", 8},     {"channels", 32}, {"levels", 4},  {"points", points},
-          {"H0", 100},     {"W0", 152},      {"H1", 50},       {"W1", 76},       {"H2", 25},     {"W2", 38},
-          {"H3", 13},      {"W3", 19},       {"H4", 0},        {"W4", 0}};
+  return {{"B", B},    {"Nq", Nq},  {"heads", 8}, {"channels", 32}, {"levels", 4}, {"points", points},
+          {"H0", 100}, {"W0", 152}, {"H1", 50},   {"W1", 76},       {"H2", 25},    {"W2", 38},
+          {"H3", 13},  {"W3", 19},  {"H4", 0},    {"W4", 0}};
 }
 
 std::vector<float> floats(const HostBuffer& b) {
@@ -116,7 +116,8 @@ std::vector<float> float_kernel(const DeformableShape& s, const DeformableValues
                   const int yy = int(y0) + dy, xx = int(x0) + dx;
                   if (yy < 0 || yy >= hl || xx < 0 || xx >= wl) continue;
                   const float w = in.attn[i] * wy[dy] * wx[dx];
-                  acc = std::fmaf(w, in.value[(((std::size_t)b * S + s.level_start(l) + yy * wl + xx) * H + h) * C + c], acc);
+                  acc =
+                      std::fmaf(w, in.value[(((std::size_t)b * S + s.level_start(l) + yy * wl + xx) * H + h) * C + c], acc);
                 }
             }
           out[(((std::size_t)b * s.Nq + q) * H + h) * C + c] = acc;

@@ -49,7 +49,12 @@ TEST(SimilarityReference, OutputIsQueriesByKeys) {
 }
 
 json fields(int N, int M, int D, int heads, int head_dim, int keys_ahead = 0) {
-  return {{"N", N}, {"M", M}, {"D", D}, {"heads", heads}, {"head_dim", head_dim}, {"temperature", 1.0},
+  return {{"N", N},
+          {"M", M},
+          {"D", D},
+          {"heads", heads},
+          {"head_dim", head_dim},
+          {"temperature", 1.0},
           {"keys_ahead", keys_ahead}};
 }
 

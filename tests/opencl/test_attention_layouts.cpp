@@ -26,7 +26,9 @@ namespace {
 class LayoutTestbed {
  public:
   LayoutTestbed()
-      : spec_(load_spec(test::data("layouts.json"))), device_(open_device("opencl:0:0")), evaluator_(spec_, *device_, RunSettings{}) {}
+      : spec_(load_spec(test::data("layouts.json"))),
+        device_(open_device("opencl:0:0")),
+        evaluator_(spec_, *device_, RunSettings{}) {}
 
   // Verification of preset PRESET of the naive kernel on shape SHAPE.
   VerifyReport verify(const std::string& shape, const std::string& preset) {

@@ -67,16 +67,19 @@ TEST(CustomCpuReference, BuffersAndFieldsThatDoNotFitTheFunctionAreRefusedNaming
   EXPECT_EQ(field, "custom.reference.cpu");
   EXPECT_NE(message.find("buffer 'b'"), std::string::npos) << message;
 
-  std::tie(field, message) = load_error([](ojson& s) { s["custom"]["buffers"]["a"] = {{"type", "f32"}, {"size", "M * K"}, {"output", true}}; });
+  std::tie(field, message) = load_error([](ojson& s) {
+    s["custom"]["buffers"]["a"] = {{"type", "f32"}, {"size", "M * K"}, {"output", true}};
+  });
   EXPECT_EQ(field, "custom.reference.cpu");
   EXPECT_NE(message.find("reads buffer 'a': declare it as an input"), std::string::npos) << message;
 
   std::tie(field, message) = load_error([](ojson& s) { s["custom"]["buffers"]["c"]["size"] = "M * N + 1"; });
   EXPECT_EQ(field, "shapes.17x23x9");
-  EXPECT_NE(message.find("buffer 'c' has 392 elements; the CPU reference 'matmul' needs 391"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("buffer 'c' has 392 elements; the CPU reference 'matmul' needs 391"), std::string::npos) << message;
 
-  std::tie(field, message) = load_error([](ojson& s) { s["custom"]["reference"] = {{"cpu", "matmul"}, {"kernel", "correct"}}; });
+  std::tie(field, message) = load_error([](ojson& s) {
+    s["custom"]["reference"] = {{"cpu", "matmul"}, {"kernel", "correct"}};
+  });
   EXPECT_EQ(field, "custom.reference");
 }
 

@@ -15,8 +15,8 @@ TEST(CustomOperation, TheTiledKernelVerifiesAgainstItsNaiveReferenceKernel) {
   int tiled_ok = 0;
   for (const auto& g : lb.at("groups")) {
     for (const auto& e : g.at("entries")) {
-      const std::string where = g.at("kernel").get<std::string>() + "/" + g.at("shape").get<std::string>() + " " +
-                                e.at("key").get<std::string>();
+      const std::string where =
+          g.at("kernel").get<std::string>() + "/" + g.at("shape").get<std::string>() + " " + e.at("key").get<std::string>();
       const std::string status = e.at("status");
       ASSERT_TRUE(status == "ok" || status == "skipped") << where << ": " << e.dump().substr(0, 2000);
       if (status != "ok" || g.at("kernel") != "tiled") continue;

@@ -20,8 +20,17 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<std::string> sweep_args(const fs::path& out) {
-  return {"sweep", "tests/data/param_kinds.json", "--device", "opencl:0:0", "--out", out.string(),
-          "--min-samples", "2", "--max-time", "0.01", "-q"};
+  return {"sweep",
+          "tests/data/param_kinds.json",
+          "--device",
+          "opencl:0:0",
+          "--out",
+          out.string(),
+          "--min-samples",
+          "2",
+          "--max-time",
+          "0.01",
+          "-q"};
 }
 
 // key -> the entry, over the leaderboard's one group
@@ -122,17 +131,21 @@ TEST_F(ParamKinds, TheExportedHeaderHoldsEachKindAndCompiles) {
 
   dir_->write("main.cpp", R"cpp(#include "tuned.h"
 #include <cstdio>
-static_assert(attn_tuned::param_kinds_kinds_table_is_valid(), "every row holds values the sweep tried");
-int main() {
-  constexpr attn_tuned::param_kinds_kinds_params p = attn_tuned::param_kinds_kinds_default();
-  std::printf("WG=%d,ALPHA=%.1f,SPLIT_K=%s,ACC=%s", p.WG, p.ALPHA, p.SPLIT_K ? "true" : "false", p.ACC);
-}
-)cpp");
+                                static_assert(attn_tuned::param_kinds_kinds_table_is_valid(),
+                                              "every row holds values the sweep tried");
+                                int main() {
+                                  constexpr attn_tuned::param_kinds_kinds_params p = attn_tuned::param_kinds_kinds_default();
+                                  std::printf("WG=%d,ALPHA=%.1f,SPLIT_K=%s,ACC=%s", p.WG, p.ALPHA, p.SPLIT_K ? "true" : "false", p.ACC);
+                                }
+  )cpp");
   std::string output;
   const std::string exe = (*dir_ / "main").string();
   ASSERT_EQ(shell(fmt::format("'{}' -std=c++17 -Wall -Wextra -Wpedantic -Werror -I'{}' '{}' -o '{}'", ATTN_TUNE_CXX_COMPILER,
-                              dir_->path().string(), (*dir_ / "main.cpp").string(), exe), output), 0)
-      << output << "\n" << header;
+                              dir_->path().string(), (*dir_ / "main.cpp").string(), exe),
+                  output),
+            0)
+      << output << "\n"
+      << header;
   ASSERT_EQ(shell("'" + exe + "'", output), 0) << output;
   EXPECT_TRUE(entries(*dir_ / "lb.json").contains(output)) << "the default is no swept configuration: " << output;
 }

@@ -52,8 +52,8 @@ TEST(Replay, QuantilesInterpolateAndStopAtUnreachedRuns) {
 }
 
 TEST(ReplayCommand, ReportsEvaluationsToWithinOneThreeAndFivePercentForEachGroup) {
-  const auto r = test::run_cli({"replay", recorded().string(), "--strategy", "annealing", "--budget-evals", "40",
-                                "--repeat", "5", "--seed", "3", "--kernel", "decode_cpasync", "--json"});
+  const auto r = test::run_cli({"replay", recorded().string(), "--strategy", "annealing", "--budget-evals", "40", "--repeat",
+                                "5", "--seed", "3", "--kernel", "decode_cpasync", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("strategy"), "annealing");
@@ -72,14 +72,12 @@ TEST(ReplayCommand, ReportsEvaluationsToWithinOneThreeAndFivePercentForEachGroup
 }
 
 // The large recorded space the strategy benchmark searches: 2,016 configurations on each of four decode shapes.
-std::filesystem::path recorded_large() {
-  return test::source_dir() / "results/h200/large/flash_attn_decode_large.json";
-}
+std::filesystem::path recorded_large() { return test::source_dir() / "results/h200/large/flash_attn_decode_large.json"; }
 
 TEST(ReplayCommand, TheDefaultStrategyOnTheLargeRecordedSpaceStaysInItsBudgetAndFindsRecordedConfigurations) {
   const Leaderboard lb = read_leaderboard(recorded_large());
-  const auto r = test::run_cli({"replay", recorded_large().string(), "--strategy", "surrogate", "--budget-evals", "30",
-                                "--repeat", "3", "--json"});
+  const auto r = test::run_cli(
+      {"replay", recorded_large().string(), "--strategy", "surrogate", "--budget-evals", "30", "--repeat", "3", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j.at("groups").size(), 4u);
@@ -92,7 +90,8 @@ TEST(ReplayCommand, TheDefaultStrategyOnTheLargeRecordedSpaceStaysInItsBudgetAnd
     ASSERT_EQ(g.at("runs").size(), 3u);
     for (const auto& run : g.at("runs")) {
       EXPECT_LE(run.at("evaluations").get<long long>(), 30);
-      EXPECT_EQ(run.at("evaluations").get<long long>(), std::min<long long>(30, static_cast<long long>(group->entries.size())));
+      EXPECT_EQ(run.at("evaluations").get<long long>(),
+                std::min<long long>(30, static_cast<long long>(group->entries.size())));
       // The best found is a configuration the sweep recorded as ok, with its recorded median.
       ASSERT_FALSE(run.at("best").is_null());
       const LeaderboardEntry* entry = group->find(run.at("best").get<std::string>());

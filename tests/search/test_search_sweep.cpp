@@ -22,9 +22,16 @@ namespace fs = std::filesystem;
 
 test::CommandResult sweep(const fs::path& out, const std::string& strategy, int budget, std::vector<std::string> extra = {},
                           const std::string& seed = "5") {
-  std::vector<std::string> args{"sweep", "tests/data/search_space.json", "--device", "opencl:0:0", "--out", out.string(),
-                                "--strategy", strategy, "--budget-evals", std::to_string(budget), "--seed", seed,
-                                "--min-samples", "3", "--max-time", "0.05", "--max-noise", "0.05", "--no-isolate", "-q"};
+  std::vector<std::string> args{"sweep",          "tests/data/search_space.json",
+                                "--device",       "opencl:0:0",
+                                "--out",          out.string(),
+                                "--strategy",     strategy,
+                                "--budget-evals", std::to_string(budget),
+                                "--seed",         seed,
+                                "--min-samples",  "3",
+                                "--max-time",     "0.05",
+                                "--max-noise",    "0.05",
+                                "--no-isolate",   "-q"};
   args.insert(args.end(), extra.begin(), extra.end());
   return test::run_cli(args);
 }

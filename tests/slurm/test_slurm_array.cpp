@@ -78,14 +78,16 @@ TEST(Slurm, AJobArrayOfShardsMergesIntoExactlyWhatOneSweepRecords) {
   const auto args = test::sweep_args("tests/data/shards.json", dir / "lb.json");
   for (auto a = args.begin() + 1; a != args.end(); ++a) sweep_args += " " + *a;
   const Shell submitted = shell(fmt::format(
-      "cd {} && SLURM_CONF={} ATTN_TUNE={} sbatch --wait --array=0-3 --output={}/task-%a.log scripts/slurm/sweep-array.sbatch{}",
+      "cd {} && SLURM_CONF={} ATTN_TUNE={} sbatch --wait --array=0-3 --output={}/task-%a.log "
+      "scripts/slurm/sweep-array.sbatch{}",
       quoted(test::source_dir()), quoted(cluster.conf()), quoted(test::binary()), dir.path().string(), sweep_args));
   std::string task_logs;
   for (int i = 0; i < 4; ++i)
     if (fs::exists(dir / fmt::format("task-{}.log", i))) task_logs += read_text_file(dir / fmt::format("task-{}.log", i));
   ASSERT_EQ(submitted.exit_code, 0) << submitted.output << task_logs;
   for (int i = 0; i < 4; ++i)
-    EXPECT_NE(task_logs.find(fmt::format("shard {}/4 from Slurm job array (SLURM_ARRAY_TASK_ID={}", i, i)), std::string::npos)
+    EXPECT_NE(task_logs.find(fmt::format("shard {}/4 from Slurm job array (SLURM_ARRAY_TASK_ID={}", i, i)),
+              std::string::npos)
         << task_logs;
 
   std::vector<std::string> merge = {"merge"};

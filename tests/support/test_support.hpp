@@ -7,8 +7,8 @@
 
 namespace attn::test {
 
-std::filesystem::path source_dir();          // the repository root
-std::filesystem::path binary();              // the attn-tune executable under test
+std::filesystem::path source_dir();                   // the repository root
+std::filesystem::path binary();                       // the attn-tune executable under test
 std::filesystem::path data(const std::string& name);  // tests/data/NAME
 
 // A fresh directory under the system temp dir, removed when destroyed.

@@ -98,8 +98,8 @@ TEST(AttentionReference, GqaReadsTheSharedKvHead) {
 }
 
 nlohmann::json fields(const char* dtype) {
-  return {{"dtype", dtype}, {"B", 2},     {"Hq", 4},     {"Hkv", 2},    {"Nq", 5},     {"Nkv", 9},      {"D", 8},
-          {"causal", 1},    {"window", 0}, {"mask", 1},  {"sinks", 1},  {"max_bias", 8.0}, {"scale", nullptr}};
+  return {{"dtype", dtype}, {"B", 2},      {"Hq", 4},   {"Hkv", 2},   {"Nq", 5},         {"Nkv", 9},        {"D", 8},
+          {"causal", 1},    {"window", 0}, {"mask", 1}, {"sinks", 1}, {"max_bias", 8.0}, {"scale", nullptr}};
 }
 
 TEST(AttentionProblem, InputsAreRandomNotZero) {

@@ -24,9 +24,12 @@ ConfigResult result(const std::string& key_value, Status status) {
 }
 
 Journal::Header header(double max_time_s = 1.0, std::uint64_t seed = 7) {
-  return {{{"spec_sha256", "abc"}, {"device", "opencl:0:0"}, {"seed", seed},
+  return {{{"spec_sha256", "abc"},
+           {"device", "opencl:0:0"},
+           {"seed", seed},
            {"timing", {{"max_time_s", max_time_s}, {"flush_cache", true}}}},
-          "attn-tune sweep s.json", "2026-11-24T10:00:00Z"};
+          "attn-tune sweep s.json",
+          "2026-11-24T10:00:00Z"};
 }
 
 // A journal of header() with results 16, 32 and 64.
@@ -110,8 +113,8 @@ TEST(Journal, GarbageInTheMiddleIsReportedByLineNumber) {
   test::TempDir dir;
   const auto path = three_results(dir);
   auto lines = lines_of(path);
-  lines[2] = "\x01garbage{";                         // line 3: was result 32
-  lines.insert(lines.begin() + 3, "[1, 2, 3]");    // line 4: JSON, but no record
+  lines[2] = "\x01garbage{";                     // line 3: was result 32
+  lines.insert(lines.begin() + 3, "[1, 2, 3]");  // line 4: JSON, but no record
   write_lines(path, lines);
   const auto contents = Journal::read(path, header());
   EXPECT_EQ(contents.results.size(), 2u);
@@ -142,7 +145,8 @@ TEST(Journal, NamesTheFirstFieldThatDiffersFromTheHeader) {
   EXPECT_EQ(Journal::read(dir / "j.jsonl", header(1.0, 8)).mismatch, "seed: 7 when the sweep started, 8 now");
   Journal::Header more = header();
   more.measurement["timing"]["policy"] = "cold";
-  EXPECT_EQ(Journal::read(dir / "j.jsonl", more).mismatch, "timing.policy: not recorded when the sweep started, \"cold\" now");
+  EXPECT_EQ(Journal::read(dir / "j.jsonl", more).mismatch,
+            "timing.policy: not recorded when the sweep started, \"cold\" now");
   EXPECT_TRUE(Journal::read(dir / "j.jsonl", header()).mismatch.empty());
 }
 

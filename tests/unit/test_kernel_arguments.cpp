@@ -92,18 +92,21 @@ TEST(KernelArgumentsSpec, AScalarWithoutAValueAndAnArgumentOfTheWrongKindAreName
 
 TEST(KernelArguments, DeclaredArgumentsBindBuffersByNameAndScalarsPerConfiguration) {
   test::TempDir dir;
-  const Spec spec = load(dir, spec_with_arguments({"o", "q", "workspace",
-                                                   {{"name", "stride_h"}, {"type", "int32"}, {"value", "Nq * D"}},
-                                                   {{"name", "rows"}, {"type", "int64"}, {"value", "B * Hq * Nq * BLOCK_M"}},
-                                                   {{"name", "scale"}, {"type", "float32"}, {"value", "scale / 2"}},
-                                                   {{"name", "default_scale"}, {"type", "float32"}, {"value", "1 / sqrt(D)"}},
-                                                   "params"}));
+  const Spec spec =
+      load(dir, spec_with_arguments({"o",
+                                     "q",
+                                     "workspace",
+                                     {{"name", "stride_h"}, {"type", "int32"}, {"value", "Nq * D"}},
+                                     {{"name", "rows"}, {"type", "int64"}, {"value", "B * Hq * Nq * BLOCK_M"}},
+                                     {{"name", "scale"}, {"type", "float32"}, {"value", "scale / 2"}},
+                                     {{"name", "default_scale"}, {"type", "float32"}, {"value", "1 / sqrt(D)"}},
+                                     "params"}));
   const Operation& op = find_operation(spec.operation);
   const auto& fields = spec.shapes[0].fields;
   const auto problem = op.make_problem(fields, 1);
   const Config config = {{"BLOCK_M", 32}};
-  const auto bound = bind_arguments(spec.kernels[0], *problem, config_bindings(op.variables(fields), config),
-                                    op.number_variables(fields));
+  const auto bound =
+      bind_arguments(spec.kernels[0], *problem, config_bindings(op.variables(fields), config), op.number_variables(fields));
   ASSERT_EQ(bound.size(), 8u);
   EXPECT_EQ(bound[0].kind, BoundArgument::Kind::buffer);
   EXPECT_EQ(problem->buffers()[bound[0].buffer].name, "o");
@@ -130,9 +133,9 @@ TEST(KernelArguments, DeclaredArgumentsBindBuffersByNameAndScalarsPerConfigurati
 
 TEST(KernelArguments, TheSoftmaxScaleAKernelSeesIsTheOperationsDefaultWhenTheShapeGivesNone) {
   const Operation& op = find_operation("attention");
-  const nlohmann::json fields = {{"dtype", "f32_f16"}, {"B", 1}, {"Hq", 1}, {"Hkv", 1}, {"Nq", 1}, {"Nkv", 1},
-                                 {"D", 64}, {"causal", 0}, {"window", 0}, {"mask", 0}, {"sinks", 0},
-                                 {"max_bias", 0.0}, {"scale", nullptr}};
+  const nlohmann::json fields = {{"dtype", "f32_f16"}, {"B", 1},          {"Hq", 1},         {"Hkv", 1},    {"Nq", 1},
+                                 {"Nkv", 1},           {"D", 64},         {"causal", 0},     {"window", 0}, {"mask", 0},
+                                 {"sinks", 0},         {"max_bias", 0.0}, {"scale", nullptr}};
   EXPECT_DOUBLE_EQ(op.number_variables(fields).at("scale"), 0.125);
 }
 
@@ -142,8 +145,7 @@ TEST(KernelArguments, AnInt32ThatDoesNotFitSkipsTheConfigurationNamingTheArgumen
   const Operation& op = find_operation(spec.operation);
   const auto problem = op.make_problem(spec.shapes[0].fields, 1);
   try {
-    bind_arguments(spec.kernels[0], *problem, config_bindings(op.variables(spec.shapes[0].fields), {{"BLOCK_M", 16}}),
-                   {});
+    bind_arguments(spec.kernels[0], *problem, config_bindings(op.variables(spec.shapes[0].fields), {{"BLOCK_M", 16}}), {});
     FAIL() << "bound an int32 out of range";
   } catch (const Outcome& o) {
     EXPECT_EQ(o.status, Status::skipped);
@@ -242,7 +244,7 @@ TEST(CustomOperationSpec, DeclaredBuffersAreDrawnSizedAndPoisonedAsDeclared) {
   const auto& x = problem->buffers()[0];
   const auto& y = problem->buffers()[1];
   EXPECT_FALSE(x.is_output);
-  ASSERT_EQ(x.data.size(), 8u * 2);  // f16
+  ASSERT_EQ(x.data.size(), 8u * 2);                           // f16
   EXPECT_EQ(element_value(x.data, BufferType::f16, 5), 5.0);  // iota
   EXPECT_TRUE(y.is_output);
   EXPECT_EQ(y.data.size(), 16u * 4);

@@ -40,9 +40,7 @@ LaunchPlan plan(const Spec& spec, Config config, Bindings variables) {
   return plan_launches(spec.kernel("k"), config, variables);
 }
 
-Bindings shape_variables(const Spec& spec) {
-  return find_operation(spec.operation).variables(spec.shape("s").fields);
-}
+Bindings shape_variables(const Spec& spec) { return find_operation(spec.operation).variables(spec.shape("s").fields); }
 
 std::string skip_reason(const Spec& spec, const Config& config) {
   try {
@@ -57,9 +55,10 @@ std::string skip_reason(const Spec& spec, const Config& config) {
 TEST(LaunchPlan, APersistentGridTakesTheDevicesComputeUnitsAndThePlanningDefaultWithoutADevice) {
   test::TempDir dir;
   // 16 row blocks x 4 heads x 2 batches = 128 work items
-  const Spec spec = spec_with_launch(
-      dir, {{"entry", "attn"}, {"grid", {"P ? min(ceil_div(Nq, 64) * Hq * B, compute_units) : ceil_div(Nq, 64)"}},
-            {"block", {128}}});
+  const Spec spec =
+      spec_with_launch(dir, {{"entry", "attn"},
+                             {"grid", {"P ? min(ceil_div(Nq, 64) * Hq * B, compute_units) : ceil_div(Nq, 64)"}},
+                             {"block", {128}}});
   const Config persistent{{"C", 1}, {"P", 1}};
   EXPECT_EQ(plan(spec, persistent, with_compute_units(shape_variables(spec), 50)).launches[0].grid, (Dims{50, 1, 1}));
   EXPECT_EQ(plan(spec, persistent, with_compute_units(shape_variables(spec), 200)).launches[0].grid, (Dims{128, 1, 1}));
@@ -81,15 +80,16 @@ TEST(LaunchPlan, ComputeUnitsIsAVariableOfLaunchGridsOnly) {
 
 TEST(LaunchPlan, ClusterDimensionsAreEvaluatedPerConfigurationAndRecordedOnTheLaunch) {
   test::TempDir dir;
-  const Spec spec = spec_with_launch(
-      dir, {{"entry", "attn"}, {"grid", {"C * 8", "Hq"}}, {"block", {128}}, {"cluster", {"C", 1, 1}}});
+  const Spec spec =
+      spec_with_launch(dir, {{"entry", "attn"}, {"grid", {"C * 8", "Hq"}}, {"block", {128}}, {"cluster", {"C", 1, 1}}});
   EXPECT_EQ(plan(spec, {{"C", 2}, {"P", 0}}, shape_variables(spec)).launches[0].cluster, (Dims{2, 1, 1}));
   EXPECT_EQ(plan(spec, {{"C", 1}, {"P", 0}}, shape_variables(spec)).launches[0].cluster, (Dims{1, 1, 1}));
 }
 
 TEST(LaunchPlan, AClusterThatDoesNotDivideTheGridSkipsTheConfigurationSayingWhichDimension) {
   test::TempDir dir;
-  const Spec spec = spec_with_launch(dir, {{"entry", "attn"}, {"grid", {"Hq", 3}}, {"block", {128}}, {"cluster", {1, "C + 1"}}});
+  const Spec spec =
+      spec_with_launch(dir, {{"entry", "attn"}, {"grid", {"Hq", 3}}, {"block", {128}}, {"cluster", {1, "C + 1"}}});
   EXPECT_EQ(skip_reason(spec, {{"C", 1}, {"P", 0}}), "attn: grid[1] = 3 is not a multiple of the cluster's 2");
   EXPECT_EQ(skip_reason(spec, {{"C", 2}, {"P", 0}}), "planned");
 }
@@ -99,7 +99,8 @@ TEST(LaunchPlan, AClusterOfZeroOrOfMoreThanSixteenBlocksIsRefused) {
   const Spec zero = spec_with_launch(dir, {{"entry", "attn"}, {"grid", {64}}, {"block", {128}}, {"cluster", {"C - 1"}}});
   EXPECT_EQ(skip_reason(zero, {{"C", 1}, {"P", 0}}), "launches[0].cluster[0] is 0");
   test::TempDir dir2;
-  const Spec big = spec_with_launch(dir2, {{"entry", "attn"}, {"grid", {64, 4}}, {"block", {128}}, {"cluster", {"16 * C", 2}}});
+  const Spec big =
+      spec_with_launch(dir2, {{"entry", "attn"}, {"grid", {64, 4}}, {"block", {128}}, {"cluster", {"16 * C", 2}}});
   EXPECT_EQ(skip_reason(big, {{"C", 1}, {"P", 0}}), "attn: a cluster of 16x2x1 blocks exceeds 16");
 }
 
@@ -109,7 +110,7 @@ TEST(LaunchPlan, TheWarpSpecializedKernelsClusterLaunchIsAnEvenGridWithHalfTileK
   const Operation& op = find_operation(spec.operation);
   // fp16-d128-n1024-causal: B = 4, Hq = 16, Nq = 1024 -> 8 row blocks of 128 rows
   const Bindings vars = with_compute_units(op.variables(spec.shape("fp16-d128-n1024-causal").fields), 132);
-  Config c{{"WS_CONSUMERS", 2}, {"CONS_ROWS", 64}, {"BLOCK_N", 128}, {"STAGES", 2}, {"REG_SPLIT", 1},
+  Config c{{"WS_CONSUMERS", 2}, {"CONS_ROWS", 64}, {"BLOCK_N", 128},  {"STAGES", 2}, {"REG_SPLIT", 1},
            {"OVERLAP", 1},      {"PINGPONG", 1},   {"PERSISTENT", 0}, {"CLUSTER", 2}};
   LaunchPlan p = plan_launches(k, c, vars);
   EXPECT_EQ(p.launches[0].cluster, (Dims{2, 1, 1}));

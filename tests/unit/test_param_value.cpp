@@ -67,8 +67,13 @@ TEST(ParamValue, EachKindIsWrittenAsCWritesItAndReadsBackExactly) {
 }
 
 TEST(ParamValue, AJournaledJobReadsBackToTheSameKeyAndAnIntegerOneIsUnchanged) {
-  Job job{"k", "s", {{"WG", 64}, {"ALPHA", ParamValue::real(2)}, {"SPLIT", ParamValue::boolean(true)},
-                     {"ACC", ParamValue::identifier("float")}}, ""};
+  Job job{"k",
+          "s",
+          {{"WG", 64},
+           {"ALPHA", ParamValue::real(2)},
+           {"SPLIT", ParamValue::boolean(true)},
+           {"ACC", ParamValue::identifier("float")}},
+          ""};
   const Job back = Job::from_json(nlohmann::json::parse(job.to_json().dump()));
   EXPECT_EQ(back.config, job.config);
   EXPECT_EQ(back.key(), "k|s|WG=64,ALPHA=2.0,SPLIT=true,ACC=float");
@@ -79,8 +84,9 @@ TEST(ParamValue, AJournaledJobReadsBackToTheSameKeyAndAnIntegerOneIsUnchanged) {
 
 TEST(ParamValue, ASpecSweepsEveryKindAndConstraintsSeeBooleansAsZeroOrOne) {
   test::TempDir dir;
-  const Spec spec = load(dir, spec_with({{"WG", {16, 32}}, {"ALPHA", {0.5, 1}}, {"SPLIT", {false, true}}, {"ACC", {"float", "half"}}},
-                                        {"SPLIT == 0 || WG == 16"}));
+  const Spec spec =
+      load(dir, spec_with({{"WG", {16, 32}}, {"ALPHA", {0.5, 1}}, {"SPLIT", {false, true}}, {"ACC", {"float", "half"}}},
+                          {"SPLIT == 0 || WG == 16"}));
   const KernelSpec& k = spec.kernels[0];
   EXPECT_EQ(k.params[1].second[1], ParamValue::real(1));  // an integer among reals is a real
   const Space space = enumerate_space(k, {{"B", 1}, {"Hq", 2}, {"Nq", 16}, {"D", 64}});

@@ -43,7 +43,8 @@ TEST(SourceIdentity, ListsTheSourceThenEveryIncludedFileOnceInIncludeOrder) {
   std::vector<fs::path> paths;
   for (const auto& f : id.files) paths.push_back(f.path);
   const std::vector<fs::path> expected = {t.source, t.shared.lexically_normal(), t.local.lexically_normal(),
-                                          t.nested.lexically_normal(), (t.dir / "kernels/cuda/ptx/shared.cuh").lexically_normal()};
+                                          t.nested.lexically_normal(),
+                                          (t.dir / "kernels/cuda/ptx/shared.cuh").lexically_normal()};
   EXPECT_EQ(paths, expected);
   for (const auto& f : id.files) EXPECT_EQ(f.sha256, sha256_file(f.path)) << f.path;
 }

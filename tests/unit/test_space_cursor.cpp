@@ -94,7 +94,8 @@ TEST(RunPlan, IsShapeMajorInTheSpaceOrder) {
   for (PlannedJob job; plan.next(job);) order.push_back(job.job.shape + " " + config_key(job.job.config));
   ASSERT_FALSE(order.empty());
   EXPECT_EQ(order.front(), "tiny WG=8,FAULT=0,REPEAT=1");
-  const auto first_small = std::find_if(order.begin(), order.end(), [](const std::string& s) { return s.rfind("small", 0) == 0; });
+  const auto first_small =
+      std::find_if(order.begin(), order.end(), [](const std::string& s) { return s.rfind("small", 0) == 0; });
   EXPECT_TRUE(std::all_of(first_small, order.end(), [](const std::string& s) { return s.rfind("small", 0) == 0; }));
   const PlanSize size = RunPlan(spec, "opencl").size();
   EXPECT_TRUE(size.exact);

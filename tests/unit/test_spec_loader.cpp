@@ -37,8 +37,8 @@ ojson valid_spec() {
 struct Case {
   std::string name;
   std::function<void(ojson&)> mutate;
-  std::string field;     // exact
-  std::string message;   // substring
+  std::string field;    // exact
+  std::string message;  // substring
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -63,7 +63,10 @@ TEST_P(MalformedSpec, NamesFileFieldAndProblem) {
 }
 
 const Case kCases[] = {
-    {"param_value_not_integer", [](ojson& s) { s["kernels"]["k"]["params"]["BLOCK_M"] = {16, 32, "64"}; },
+    {"param_value_not_integer",
+     [](ojson& s) {
+       s["kernels"]["k"]["params"]["BLOCK_M"] = {16, 32, "64"};
+     },
      "kernels.k.params.BLOCK_M[2]", "expected an integer, got string"},
     {"unknown_top_level_key", [](ojson& s) { s["kernel"] = 1; }, "kernel", "unknown key (allowed:"},
     {"unknown_kernel_key", [](ojson& s) { s["kernels"]["k"]["lanches"] = 1; }, "kernels.k.lanches", "unknown key"},
@@ -93,7 +96,10 @@ const Case kCases[] = {
      "is a shape variable"},
     {"define_not_identifier", [](ojson& s) { s["kernels"]["k"]["defines"]["1X"] = "D"; }, "kernels.k.defines.1X",
      "must be a C identifier"},
-    {"too_many_grid_dims", [](ojson& s) { s["kernels"]["k"]["launches"][0]["grid"] = {1, 1, 1, 1}; },
+    {"too_many_grid_dims",
+     [](ojson& s) {
+       s["kernels"]["k"]["launches"][0]["grid"] = {1, 1, 1, 1};
+     },
      "kernels.k.launches[0].grid", "expected 1 to 3 dimensions"},
     {"entry_not_identifier", [](ojson& s) { s["kernels"]["k"]["launches"][0]["entry"] = "my kernel"; },
      "kernels.k.launches[0].entry", "not a valid kernel entry point name"},
@@ -101,13 +107,23 @@ const Case kCases[] = {
      "needs at least one launch"},
     {"empty_param_list", [](ojson& s) { s["kernels"]["k"]["params"]["BLOCK_M"] = ojson::array(); },
      "kernels.k.params.BLOCK_M", "expected at least one value"},
-    {"repeated_param_value", [](ojson& s) { s["kernels"]["k"]["params"]["BLOCK_M"] = {16, 16}; },
+    {"repeated_param_value",
+     [](ojson& s) {
+       s["kernels"]["k"]["params"]["BLOCK_M"] = {16, 16};
+     },
      "kernels.k.params.BLOCK_M", "values repeat"},
     {"format_version", [](ojson& s) { s["attn_tune_spec"] = 2; }, "attn_tune_spec", "unsupported spec format version"},
     {"cuda_arch", [](ojson& s) { s["cuda_arch"] = "hopper"; }, "cuda_arch", "like sm_90 or sm_90a"},
-    {"tolerance_not_positive", [](ojson& s) { s["verify"] = {{"rel_l2", 0}}; }, "verify", "tolerances must be > 0"},
-    {"params_not_object", [](ojson& s) { s["kernels"]["k"]["params"] = {1, 2}; }, "kernels.k.params",
-     "expected an object, got an array"},
+    {"tolerance_not_positive",
+     [](ojson& s) {
+       s["verify"] = {{"rel_l2", 0}};
+     },
+     "verify", "tolerances must be > 0"},
+    {"params_not_object",
+     [](ojson& s) {
+       s["kernels"]["k"]["params"] = {1, 2};
+     },
+     "kernels.k.params", "expected an object, got an array"},
 };
 
 INSTANTIATE_TEST_SUITE_P(SpecLoader, MalformedSpec, ::testing::ValuesIn(kCases),
@@ -125,9 +141,7 @@ TEST(SpecLoader, InvalidJsonIsReportedWithItsPosition) {
   }
 }
 
-TEST(SpecLoader, MissingFile) {
-  EXPECT_THROW(load_spec("/nonexistent/spec.json"), SpecError);
-}
+TEST(SpecLoader, MissingFile) { EXPECT_THROW(load_spec("/nonexistent/spec.json"), SpecError); }
 
 TEST(SpecLoader, ValidSpecLoadsWithDefaultsApplied) {
   test::TempDir dir;

@@ -6,9 +6,9 @@
 #pragma once
 
 #include <array>
-#include <cstring>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -23,14 +23,14 @@ namespace attn {
 
 // What `attn-tune devices` prints and every leaderboard records.
 struct DeviceInfo {
-  std::string id;              // "opencl:0:0", "cuda:0": what --device takes
-  std::string backend;         // "opencl" | "cuda"
-  std::string name;            // "NVIDIA H200", "cpu-skylake-avx512-..."
-  std::string vendor;          // "NVIDIA Corporation", "AuthenticAMD", ...
-  std::string platform;        // OpenCL platform name, or "CUDA"
-  std::string kind;            // "gpu" | "cpu" | "accelerator"
+  std::string id;        // "opencl:0:0", "cuda:0": what --device takes
+  std::string backend;   // "opencl" | "cuda"
+  std::string name;      // "NVIDIA H200", "cpu-skylake-avx512-..."
+  std::string vendor;    // "NVIDIA Corporation", "AuthenticAMD", ...
+  std::string platform;  // OpenCL platform name, or "CUDA"
+  std::string kind;      // "gpu" | "cpu" | "accelerator"
   std::string driver_version;
-  std::string arch;            // "sm_90" for CUDA; OpenCL: the device version string
+  std::string arch;  // "sm_90" for CUDA; OpenCL: the device version string
   int compute_units = 0;
   int clock_mhz = 0;
   std::uint64_t global_mem_bytes = 0;
@@ -70,17 +70,17 @@ struct CompileRequest {
 
 // Resource usage of one compiled kernel entry. Fields a backend cannot know stay empty.
 struct KernelResources {
-  std::optional<long long> registers;           // per thread (CUDA)
-  std::optional<long long> private_mem_bytes;   // per work-item: OpenCL private / CUDA local (stack+spills)
-  std::optional<long long> spill_store_bytes;   // CUDA, from ptxas
-  std::optional<long long> spill_load_bytes;    // CUDA, from ptxas
-  std::optional<long long> static_local_bytes;  // OpenCL local / CUDA static shared memory per block
-  std::optional<long long> max_work_group_size; // most threads per block this kernel can launch with
-  std::optional<double> theoretical_occupancy;  // CUDA: resident warps / max warps, 0..1, from the resources
-  std::optional<double> driver_occupancy;       // CUDA: the same from the driver for the actual launch
+  std::optional<long long> registers;               // per thread (CUDA)
+  std::optional<long long> private_mem_bytes;       // per work-item: OpenCL private / CUDA local (stack+spills)
+  std::optional<long long> spill_store_bytes;       // CUDA, from ptxas
+  std::optional<long long> spill_load_bytes;        // CUDA, from ptxas
+  std::optional<long long> static_local_bytes;      // OpenCL local / CUDA static shared memory per block
+  std::optional<long long> max_work_group_size;     // most threads per block this kernel can launch with
+  std::optional<double> theoretical_occupancy;      // CUDA: resident warps / max warps, 0..1, from the resources
+  std::optional<double> driver_occupancy;           // CUDA: the same from the driver for the actual launch
   std::optional<std::string> occupancy_limited_by;  // what binds: "registers", "shared memory", ...
-  std::vector<std::string> compiler_notes;      // CUDA: ptxas' "Potential Performance Loss" notes (wgmma serialized)
-  std::optional<std::string> symbol;            // CUDA: a templated entry's lowered (mangled) name, from NVRTC
+  std::vector<std::string> compiler_notes;          // CUDA: ptxas' "Potential Performance Loss" notes (wgmma serialized)
+  std::optional<std::string> symbol;                // CUDA: a templated entry's lowered (mangled) name, from NVRTC
 
   nlohmann::json to_json() const;
 };
@@ -167,8 +167,7 @@ class Device {
   // Runs the launches in order on the same arguments and returns the device time
   // of the whole sequence in milliseconds, from the device's own events.
   // Throws LaunchError; throws DeviceLost when the context is no longer usable.
-  virtual double run(const Program& program, const std::vector<Launch>& launches,
-                     const std::vector<KernelArg>& args) = 0;
+  virtual double run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) = 0;
 
   // Fills RESOURCES' occupancy figures for LAUNCH of PROGRAM on this device;
   // backends without the notion leave them empty.

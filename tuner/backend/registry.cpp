@@ -67,7 +67,8 @@ std::unique_ptr<Device> open_device(const std::string& id) {
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("{}; devices found:{}", e.what(), known_devices()));
   }
-  throw UsageError(fmt::format("no device '{}' (ids look like opencl:0:0 or cuda:0); devices found:{}", id, known_devices()));
+  throw UsageError(
+      fmt::format("no device '{}' (ids look like opencl:0:0 or cuda:0); devices found:{}", id, known_devices()));
 }
 
 std::string require_device(const std::string& id) {
@@ -83,8 +84,8 @@ std::string best_device_id(const std::vector<std::string>& backends) {
     return std::find(backends.begin(), backends.end(), d.backend) == backends.end();
   });
   if (listing.devices.empty())
-    throw UsageError(fmt::format("no device for the spec's backends ({}); devices found:{}", fmt::join(backends, ", "),
-                                 known_devices()));
+    throw UsageError(
+        fmt::format("no device for the spec's backends ({}); devices found:{}", fmt::join(backends, ", "), known_devices()));
   std::stable_sort(listing.devices.begin(), listing.devices.end(),
                    [](const DeviceInfo& a, const DeviceInfo& b) { return rank(a) < rank(b); });
   return listing.devices.front().id;

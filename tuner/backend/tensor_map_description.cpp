@@ -13,8 +13,7 @@ const char* element_name(TensorElement e) {
   return "?";
 }
 
-std::vector<std::uint64_t> TensorMapDescription::packed_strides(const std::vector<std::uint64_t>& dims,
-                                                                TensorElement e) {
+std::vector<std::uint64_t> TensorMapDescription::packed_strides(const std::vector<std::uint64_t>& dims, TensorElement e) {
   std::vector<std::uint64_t> strides;
   std::uint64_t stride = element_bytes(e);
   for (std::size_t d = 0; d + 1 < dims.size(); ++d) {

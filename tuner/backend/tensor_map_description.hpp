@@ -19,7 +19,7 @@ std::size_t element_bytes(TensorElement e);
 const char* element_name(TensorElement e);
 
 struct TensorMapDescription {
-  std::string name;                    // for messages: "tensor_maps[1] (k)"
+  std::string name;  // for messages: "tensor_maps[1] (k)"
   TensorElement element = TensorElement::f16;
   std::vector<std::uint64_t> dims;     // elements per dimension, innermost first (1 to 5)
   std::vector<std::uint64_t> strides;  // bytes from one index to the next of dims[1..]: dims.size() - 1 entries

@@ -13,8 +13,10 @@ constexpr std::size_t kDigestHex = 64;
 }  // namespace
 
 std::string serialize_entry(const CacheEntry& e) {
-  const nlohmann::json header = {{"ok", e.ok},           {"message", e.message},
-                                 {"log", e.log},         {"details", e.details},
+  const nlohmann::json header = {{"ok", e.ok},
+                                 {"message", e.message},
+                                 {"log", e.log},
+                                 {"details", e.details},
                                  {"image_bytes", e.image.size()}};
   const std::string head = header.dump();
   std::string body = std::to_string(head.size()) + "\n" + head;
@@ -40,8 +42,7 @@ std::optional<CacheEntry> parse_entry(std::string_view bytes, std::string& why) 
   }
   const std::size_t nl = body.find('\n');
   std::size_t head_size = 0;
-  if (nl == std::string_view::npos ||
-      std::from_chars(body.data(), body.data() + nl, head_size).ec != std::errc{} ||
+  if (nl == std::string_view::npos || std::from_chars(body.data(), body.data() + nl, head_size).ec != std::errc{} ||
       nl + 1 + head_size > body.size()) {
     why = "its header length is unreadable";
     return std::nullopt;

@@ -21,11 +21,11 @@ class CachedCompileError : public CompileError {
 };
 
 struct CacheEntry {
-  bool ok = true;           // false: the compiler rejected the source
-  std::string message;      // the failure's one-line reason
-  std::string log;          // the compiler's log (ptxas' resource report included)
+  bool ok = true;                                     // false: the compiler rejected the source
+  std::string message;                                // the failure's one-line reason
+  std::string log;                                    // the compiler's log (ptxas' resource report included)
   nlohmann::json details = nlohmann::json::object();  // backend-specific: target, options, compile time
-  std::vector<char> image;  // the binary (CUBIN, PTX, OpenCL program binary); empty for failures
+  std::vector<char> image;                            // the binary (CUBIN, PTX, OpenCL program binary); empty for failures
 };
 
 // Layout: "attn-tune-cache 1\n" <sha256 of the rest, hex> "\n" <header length> "\n" <header JSON> <image>.

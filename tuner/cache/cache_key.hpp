@@ -11,9 +11,9 @@
 namespace attn {
 
 struct CacheKeyParts {
-  std::string backend;    // "nvrtc", "opencl"
-  std::string compiler;   // the compiler's and driver's versions
-  std::string target;     // architecture (sm_90a) or device name
+  std::string backend;   // "nvrtc", "opencl"
+  std::string compiler;  // the compiler's and driver's versions
+  std::string target;    // architecture (sm_90a) or device name
   std::string source_sha256;
   std::vector<std::pair<std::string, std::string>> included;  // (path, sha256) of every included file
   std::vector<std::string> options;                           // as given to the compiler, -D values included

@@ -7,8 +7,7 @@ namespace attn {
 std::filesystem::path CompileCacheSettings::resolved_dir() const {
   if (!dir.empty()) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "attn-tune";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::filesystem::path(home) / ".cache" / "attn-tune";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "attn-tune";
   return {};
 }
 

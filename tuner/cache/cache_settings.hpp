@@ -10,8 +10,8 @@ namespace attn {
 
 struct CompileCacheSettings {
   bool enabled = true;
-  std::filesystem::path dir;     // empty: $XDG_CACHE_HOME/attn-tune, else ~/.cache/attn-tune
-  std::uint64_t max_mb = 2048;   // least recently used entries go beyond this
+  std::filesystem::path dir;    // empty: $XDG_CACHE_HOME/attn-tune, else ~/.cache/attn-tune
+  std::uint64_t max_mb = 2048;  // least recently used entries go beyond this
 
   // DIR, or the default location; empty when neither it nor $HOME is set.
   std::filesystem::path resolved_dir() const;

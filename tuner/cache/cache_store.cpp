@@ -31,9 +31,7 @@ std::optional<std::string> read_bytes(const fs::path& path) {
 
 CacheStore::CacheStore(fs::path dir, std::uint64_t max_bytes) : dir_(std::move(dir) / "v1"), max_bytes_(max_bytes) {}
 
-fs::path CacheStore::entry_path(const std::string& key) const {
-  return dir_ / key.substr(0, 2) / (key + ".entry");
-}
+fs::path CacheStore::entry_path(const std::string& key) const { return dir_ / key.substr(0, 2) / (key + ".entry"); }
 
 std::optional<CacheEntry> CacheStore::load(const std::string& key) const {
   const fs::path path = entry_path(key);

@@ -38,7 +38,7 @@ Eviction evict_least_recently_used(const fs::path& dir, std::uint64_t max_bytes)
   const std::time_t stale = std::time(nullptr) - 3600;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    struct stat st{};
+    struct stat st {};
     if (stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     const std::string ext = it->path().extension().string();
     if (ext == ".tmp") {

@@ -107,8 +107,8 @@ CheckOutcome check_batch_invariance(DerivedShapes& shapes, const KernelSpec& ker
         const OutputLayout& layout = batched.layouts[k];
         const std::size_t eb = element_bytes(layout.type);
         if (layout.sequence_offsets.size() != std::size_t(n) + 1)
-          return CheckOutcome::not_applicable(fmt::format("output '{}' declares no sequences of its batch of {}",
-                                                          layout.buffer, n));
+          return CheckOutcome::not_applicable(
+              fmt::format("output '{}' declares no sequences of its batch of {}", layout.buffer, n));
         const std::size_t first = layout.sequence_offsets[std::size_t(seq)];
         const std::size_t count = layout.sequence_offsets[std::size_t(seq) + 1] - first;
         if (count * eb != alone[k].size())

@@ -138,7 +138,8 @@ nlohmann::json mismatch_json(const BitwiseDiff& diff, const ComparedSides& sides
                       {"element_type", element_type_name(cl.type)},
                       {"differing_elements", diff.differing},
                       {"max_ulps", diff.max_ulps ? nlohmann::json(*diff.max_ulps) : nlohmann::json(nullptr)}};
-  if (const std::string rname = rl.element_name(ri); rname != j["element"].get<std::string>()) j["reference_element"] = rname;
+  if (const std::string rname = rl.element_name(ri); rname != j["element"].get<std::string>())
+    j["reference_element"] = rname;
   return j;
 }
 

@@ -38,13 +38,13 @@ struct OutputLayout {
   std::vector<std::pair<std::string, std::size_t>> dims;  // empty: a flat index only
   std::vector<std::size_t> sequence_offsets = {};         // see OutputDeclaration; empty: no batch
 
-  std::string element_name(std::size_t index) const;      // "o[b=0,h=1,i=0,d=17]"
-  nlohmann::json coordinates(std::size_t index) const;    // {"b":0,"h":1,"i":0,"d":17}
+  std::string element_name(std::size_t index) const;    // "o[b=0,h=1,i=0,d=17]"
+  nlohmann::json coordinates(std::size_t index) const;  // {"b":0,"h":1,"i":0,"d":17}
 };
 
 // The difference between two equally long element ranges; indices are into those ranges.
 struct BitwiseDiff {
-  std::size_t first = 0;                  // first element whose bits differ
+  std::size_t first = 0;  // first element whose bits differ
   std::uint32_t reference_bits = 0;
   std::uint32_t compared_bits = 0;
   std::optional<std::uint64_t> first_ulps;
@@ -58,8 +58,8 @@ std::optional<BitwiseDiff> compare_bitwise(std::span<const std::byte> reference,
 
 // Names the two sides of a comparison and where its ranges sit in their buffers.
 struct ComparedSides {
-  std::string reference;           // "run 0", "B=1", "all positions at once"
-  std::string compared;            // "run 3", "B=33", "decode step 2"
+  std::string reference;  // "run 0", "B=1", "all positions at once"
+  std::string compared;   // "run 3", "B=33", "decode step 2"
   const OutputLayout* reference_layout = nullptr;
   std::size_t reference_offset = 0;  // element index of the range's start in its buffer
   const OutputLayout* compared_layout = nullptr;

@@ -51,8 +51,8 @@ CheckOutcome check_cache_growth(DerivedShapes& shapes, const KernelSpec& kernel,
     DerivedShape& step = shapes.get(step_plan.fields);
     const ShapePlan plan = plan_on(evaluator, kernel, config, step.prepared);
     if (!plan.plan)
-      return CheckOutcome::not_applicable(fmt::format("decode step {} ({}) cannot run: {}", t,
-                                                      summary_text(step_plan.summary), plan.excluded));
+      return CheckOutcome::not_applicable(
+          fmt::format("decode step {} ({}) cannot run: {}", t, summary_text(step_plan.summary), plan.excluded));
     const Outputs alone = evaluator.run_once(*plan.plan, step.prepared);
 
     bool identical = true;
@@ -66,8 +66,11 @@ CheckOutcome check_cache_growth(DerivedShapes& shapes, const KernelSpec& kernel,
       if (out.details.contains("mismatch")) continue;
       // The reference side's offset puts its first differing element where the at-once output holds it.
       ComparedSides sides{fmt::format("all {} positions at once", t_all),
-                          fmt::format("decode step {} ({})", t, summary_text(step_plan.summary)), &layout,
-                          from[diff->first] - diff->first, &step.layouts.at(k), 0};
+                          fmt::format("decode step {} ({})", t, summary_text(step_plan.summary)),
+                          &layout,
+                          from[diff->first] - diff->first,
+                          &step.layouts.at(k),
+                          0};
       nlohmann::json m = mismatch_json(*diff, sides);
       m["step"] = t;
       m["position"] = step_plan.summary.value("position", nlohmann::json(nullptr));

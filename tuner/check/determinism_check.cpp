@@ -43,10 +43,11 @@ nlohmann::json check_determinism(DerivedShapes& shapes, const KernelSpec& kernel
   const CheckOutcome cross = check_cross_runs(shapes, kernel, config, cross_fields, options.runs);
   const CheckOutcome batched = check_batch_invariance(shapes, kernel, config, fields, options.batch_sizes);
   const CheckOutcome growth = check_cache_growth(shapes, kernel, config, fields, options.cache_growth_steps);
-  return {{"deterministic", verdict(cross)},
-          {"batch_invariant", verdict(batched)},
-          {"cache_growth", verdict(growth)},
-          {"details", {{"cross_run", cross.details}, {"batch_invariance", batched.details}, {"cache_growth", growth.details}}}};
+  return {
+      {"deterministic", verdict(cross)},
+      {"batch_invariant", verdict(batched)},
+      {"cache_growth", verdict(growth)},
+      {"details", {{"cross_run", cross.details}, {"batch_invariance", batched.details}, {"cache_growth", growth.details}}}};
 }
 
 }  // namespace attn

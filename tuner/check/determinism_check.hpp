@@ -15,9 +15,9 @@
 namespace attn {
 
 struct DeterminismOptions {
-  int runs = 5;                          // cross-run: the same inputs this many times
+  int runs = 5;                            // cross-run: the same inputs this many times
   std::vector<int> batch_sizes{2, 8, 33};  // compared with B=1
-  int cache_growth_steps = 4;            // positions decoded one at a time; < 2 turns the check off
+  int cache_growth_steps = 4;              // positions decoded one at a time; < 2 turns the check off
   // Cross-run on every shape of BATCH_SIZES (and B=1) too, not only on the shape under test.
   bool cross_run_every_batch = false;
 

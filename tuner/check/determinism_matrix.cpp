@@ -44,8 +44,8 @@ MatrixAxes MatrixAxes::quick() {
 }
 
 nlohmann::json MatrixAxes::to_json() const {
-  return {{"D", head_dims},   {"KV", kv_lengths},     {"B", batch_sizes},
-          {"GQA", gqa},       {"toggles", toggles},   {"alibi_max_bias", alibi_max_bias}};
+  return {{"D", head_dims}, {"KV", kv_lengths},   {"B", batch_sizes},
+          {"GQA", gqa},     {"toggles", toggles}, {"alibi_max_bias", alibi_max_bias}};
 }
 
 std::string MatrixPoint::label() const {
@@ -92,8 +92,13 @@ std::vector<MatrixPoint> matrix_points(const MatrixAxes& axes, const nlohmann::j
 
 nlohmann::json run_matrix_point(DerivedShapes& shapes, const KernelSpec& kernel, const Config& config,
                                 const MatrixPoint& point, const DeterminismOptions& options) {
-  nlohmann::json r = {{"point", {{"D", point.D}, {"KV", point.KV}, {"GQA", point.gqa}, {"mask", point.mask},
-                                 {"alibi", point.alibi}, {"sinks", point.sinks}}},
+  nlohmann::json r = {{"point",
+                       {{"D", point.D},
+                        {"KV", point.KV},
+                        {"GQA", point.gqa},
+                        {"mask", point.mask},
+                        {"alibi", point.alibi},
+                        {"sinks", point.sinks}}},
                       {"fields", point.fields}};
   if (!point.skip_reason.empty()) {
     r["status"] = "skipped";
@@ -110,8 +115,8 @@ nlohmann::json run_matrix_point(DerivedShapes& shapes, const KernelSpec& kernel,
       return r;
     }
     // Judge determinism only of outputs that are right.
-    const VerifyReport verify = single.prepared.problem->verify(evaluator.run_once(*plan.plan, single.prepared),
-                                                                evaluator.spec().tolerance);
+    const VerifyReport verify =
+        single.prepared.problem->verify(evaluator.run_once(*plan.plan, single.prepared), evaluator.spec().tolerance);
     r["verify"] = verify.to_json();
     if (!verify.passed) {
       r["status"] = "incorrect";

@@ -18,8 +18,8 @@ namespace attn {
 struct MatrixAxes {
   std::vector<int> head_dims{64, 128, 256};
   std::vector<int> kv_lengths{256, 1024, 4096};
-  std::vector<int> batch_sizes{1, 2, 8, 33};  // B=1 is the reference of batch invariance
-  std::vector<int> gqa{1, 2, 4};              // Hq / Hkv
+  std::vector<int> batch_sizes{1, 2, 8, 33};                   // B=1 is the reference of batch invariance
+  std::vector<int> gqa{1, 2, 4};                               // Hq / Hkv
   std::vector<std::string> toggles{"mask", "alibi", "sinks"};  // each on and off; the others stay off
   double alibi_max_bias = 8;
 

@@ -12,8 +12,8 @@ std::vector<OutputLayout> output_layouts(const Problem& problem) {
   for (const auto& hb : problem.buffers()) {
     if (!hb.is_output) continue;
     if (layouts.size() >= declared.size() || declared[layouts.size()].buffer != hb.name)
-      throw Error(fmt::format("the operation declares no output '{}' (declared outputs must follow buffers() order)",
-                              hb.name));
+      throw Error(
+          fmt::format("the operation declares no output '{}' (declared outputs must follow buffers() order)", hb.name));
     const OutputDeclaration& d = declared[layouts.size()];
     layouts.push_back(OutputLayout{d.buffer, d.type, d.dims, d.sequence_offsets});
   }

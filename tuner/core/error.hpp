@@ -23,7 +23,9 @@ class SpecError : public UsageError {
  public:
   SpecError(const std::string& file, const std::string& field, const std::string& message)
       : UsageError(file + ": " + (field.empty() ? "" : field + ": ") + message),
-        file_(file), field_(field), message_(message) {}
+        file_(file),
+        field_(field),
+        message_(message) {}
   const std::string& file() const { return file_; }
   const std::string& field() const { return field_; }
   const std::string& message() const { return message_; }

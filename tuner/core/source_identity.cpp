@@ -7,8 +7,7 @@
 
 namespace attn {
 
-SourceIdentity source_identity(const std::filesystem::path& source,
-                               const std::vector<std::filesystem::path>& include_dirs) {
+SourceIdentity source_identity(const std::filesystem::path& source, const std::vector<std::filesystem::path>& include_dirs) {
   const std::string text = read_text_file(source);
   SourceIdentity identity;
   identity.files.push_back({source, sha256_hex(text)});

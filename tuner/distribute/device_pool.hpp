@@ -50,9 +50,9 @@ class DevicePool {
   };
   // Runs JOBS in order of the queue, each device taking the next one when it is
   // free; the callbacks are called one at a time. Once STOP is set, or
-  // `finished` returned false, no job is started; once STOP is set a result coming back is dropped (the worker died of the same
-  // signal). A device whose worker cannot be started again leaves its job to
-  // the others; throws that error only when jobs remain that no device can run.
+  // `finished` returned false, no job is started; once STOP is set a result coming back is dropped (the worker died of the
+  // same signal). A device whose worker cannot be started again leaves its job to the others; throws that error only when
+  // jobs remain that no device can run.
   void run(const std::vector<Job>& jobs, const Callbacks& callbacks, const volatile std::sig_atomic_t& stop);
 
  private:

@@ -29,7 +29,8 @@ std::vector<SweepOutcome> run_distributed_sweep(const DistributedSweepRequest& r
   std::vector<std::string> backends;
   for (const auto& [backend, _] : load_spec(options.spec_path).sources) backends.push_back(backend);
   const std::vector<DeviceInfo> devices = resolve_devices(request.devices, backends, local_rank);
-  if (request.devices.empty() && local_rank) note(fmt::format("device {} from local rank {}", devices.front().id, *local_rank));
+  if (request.devices.empty() && local_rank)
+    note(fmt::format("device {} from local rank {}", devices.front().id, *local_rank));
 
   const std::vector<DeviceGroup> groups = group_by_model(devices);
   std::vector<SweepOutcome> outcomes;

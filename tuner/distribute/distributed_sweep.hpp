@@ -12,9 +12,9 @@
 namespace attn {
 
 struct DistributedSweepRequest {
-  SweepOptions sweep;       // device_id, devices and shard are filled in here
-  std::string devices;      // --device as given: "", "cuda:0", "cuda:0,cuda:1", "cuda:all"
-  std::string shard;        // --shard as given: "" reads the launcher's environment
+  SweepOptions sweep;   // device_id, devices and shard are filled in here
+  std::string devices;  // --device as given: "", "cuda:0", "cuda:0,cuda:1", "cuda:all"
+  std::string shard;    // --shard as given: "" reads the launcher's environment
 };
 
 // One outcome per device model, in the order the models were named. NOTE is

@@ -31,16 +31,20 @@ nlohmann::json merge_identity(const Leaderboard& lb) {
 
 // How messages call the fields of the identity.
 std::string field_name(const std::string& key) {
-  static const std::map<std::string, std::string> names = {
-      {"spec_sha256", "spec (sha256)"}, {"sources", "kernel sources"},     {"shape_selection", "--shape selection"},
-      {"seed", "--seed"},              {"timing", "timing settings"},     {"checks", "determinism settings"},
-      {"device_model", "device model"}};
+  static const std::map<std::string, std::string> names = {{"spec_sha256", "spec (sha256)"},
+                                                           {"sources", "kernel sources"},
+                                                           {"shape_selection", "--shape selection"},
+                                                           {"seed", "--seed"},
+                                                           {"timing", "timing settings"},
+                                                           {"checks", "determinism settings"},
+                                                           {"device_model", "device model"}};
   const auto it = names.find(key);
   return it == names.end() ? key : it->second;
 }
 
 // "min_samples: 2 in A, 3 in B": the first member of FIRST and OTHER that differs, or the values themselves.
-std::string difference(const nlohmann::json& first, const nlohmann::json& other, const std::string& a, const std::string& b) {
+std::string difference(const nlohmann::json& first, const nlohmann::json& other, const std::string& a,
+                       const std::string& b) {
   if (first.is_object() && other.is_object()) {
     std::set<std::string> keys;
     for (const auto& [key, _] : first.items()) keys.insert(key);
@@ -61,9 +65,10 @@ void refuse_mismatches(const std::vector<Leaderboard>& shards) {
     const std::string b = shards[i].file.string();
     for (const auto& [key, value] : first.items())
       if (other.value(key, nlohmann::json()) != value)
-        throw UsageError(fmt::format("cannot merge {} with {}: their {} differ ({}): shards of one sweep are run with "
-                                     "the same spec, code, --shape, timing options and seed, on one device model",
-                                     b, a, field_name(key), difference(value, other.value(key, nlohmann::json()), a, b)));
+        throw UsageError(
+            fmt::format("cannot merge {} with {}: their {} differ ({}): shards of one sweep are run with "
+                        "the same spec, code, --shape, timing options and seed, on one device model",
+                        b, a, field_name(key), difference(value, other.value(key, nlohmann::json()), a, b)));
   }
 }
 
@@ -81,8 +86,8 @@ Spec load_recorded_spec(const fs::path& file, const Leaderboard& lb) {
   Spec spec = load_spec(file);
   select_shapes(spec, lb.shape_filter);
   if (const auto diffs = code_differences(spec, lb); !diffs.empty())
-    throw UsageError(fmt::format("{} was measured with other code than is here now: {}", lb.file.string(),
-                                 fmt::join(diffs, "; ")));
+    throw UsageError(
+        fmt::format("{} was measured with other code than is here now: {}", lb.file.string(), fmt::join(diffs, "; ")));
   return spec;
 }
 
@@ -108,9 +113,10 @@ MergeOutcome merge_shards(const MergeOptions& options) {
       for (const auto& r : group.entries) {
         const auto [it, fresh] = measured_in.emplace(r.job.key(), lb.file);
         if (!fresh)
-          throw UsageError(fmt::format("cannot merge: {} is in both {} and {} (shards overlap: were they run with "
-                                       "different --shard counts, or is a file given twice?)",
-                                       r.job.key(), it->second.string(), lb.file.string()));
+          throw UsageError(
+              fmt::format("cannot merge: {} is in both {} and {} (shards overlap: were they run with "
+                          "different --shard counts, or is a file given twice?)",
+                          r.job.key(), it->second.string(), lb.file.string()));
         results.push_back(r);
         devices.insert(r.device.empty() ? lb.device.id : r.device);
       }
@@ -123,8 +129,8 @@ MergeOutcome merge_shards(const MergeOptions& options) {
     if (!measured_in.contains(key)) outcome.missing.push_back(key);
 
   const Leaderboard& first = shards.front();
-  LeaderboardContext ctx{spec, first.device, first.settings, options.command_line, first.shape_filter,
-                         complete && outcome.missing.empty()};
+  LeaderboardContext ctx{
+      spec, first.device, first.settings, options.command_line, first.shape_filter, complete && outcome.missing.empty()};
   outcome.leaderboard = build_leaderboard(ctx, results);
   outcome.leaderboard.devices.assign(devices.begin(), devices.end());
   outcome.leaderboard.merged_from = std::move(parts);
@@ -151,7 +157,8 @@ void retime_top(Leaderboard& merged, const fs::path& spec_path, int top, const s
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& r : ranked(std::move(again))) {
       const LeaderboardEntry* before = group.find(config_key(r.job.config));
-      nlohmann::json e = {{"key", config_key(r.job.config)}, {"status", status_name(r.status)},
+      nlohmann::json e = {{"key", config_key(r.job.config)},
+                          {"status", status_name(r.status)},
                           {"recorded_median_ms", before->timing->median_ms},
                           {"recorded_device", before->device.empty() ? merged.device.id : before->device}};
       if (r.timing) e["median_ms"] = r.timing->median_ms;

@@ -22,9 +22,7 @@ std::string Shard::label() const { return fmt::format("shard-{}-of-{}", index, c
 
 nlohmann::json Shard::to_json() const { return {{"index", index}, {"count", count}, {"source", source}}; }
 
-Shard Shard::from_json(const nlohmann::json& j) {
-  return {j.value("index", 0), j.value("count", 1), j.value("source", "")};
-}
+Shard Shard::from_json(const nlohmann::json& j) { return {j.value("index", 0), j.value("count", 1), j.value("source", "")}; }
 
 Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');

@@ -12,9 +12,9 @@ namespace attn {
 
 struct ConfigChoice {
   Config config;
-  std::string key;     // config_key(config)
-  int ranked_in = 0;   // groups in which it ranked (status ok)
-  int groups = 0;      // groups it was chosen over
+  std::string key;    // config_key(config)
+  int ranked_in = 0;  // groups in which it ranked (status ok)
+  int groups = 0;     // groups it was chosen over
   // Geometric mean, over the groups it ranked in, of its median time over the
   // group's best median: 1 when it is the fastest everywhere.
   double geomean_relative = 0;

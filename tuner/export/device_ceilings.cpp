@@ -17,8 +17,10 @@ constexpr std::array<KnownDevice, 3> kKnown{{
     {"H200", 4260, 770e3, 799e3, 51e3,
      "measured on an H200 (2026-11-21, ../shared/ANCHORS.md): device-to-device copy 4.26 TB/s read + written; "
      "dense GEMM 8192^3 fp16 770, bf16 799, plain fp32 51 TFLOP/s"},
-    {"H100 PCIe", 2000, 756e3, 756e3, 51e3, "NVIDIA H100 PCIe datasheet peaks (not measured): 2.0 TB/s, dense fp16/bf16 756, fp32 51 TFLOP/s"},
-    {"H100", 3350, 989e3, 989e3, 67e3, "NVIDIA H100 SXM5 datasheet peaks (not measured): 3.35 TB/s, dense fp16/bf16 989, fp32 67 TFLOP/s"},
+    {"H100 PCIe", 2000, 756e3, 756e3, 51e3,
+     "NVIDIA H100 PCIe datasheet peaks (not measured): 2.0 TB/s, dense fp16/bf16 756, fp32 51 TFLOP/s"},
+    {"H100", 3350, 989e3, 989e3, 67e3,
+     "NVIDIA H100 SXM5 datasheet peaks (not measured): 3.35 TB/s, dense fp16/bf16 989, fp32 67 TFLOP/s"},
 }};
 
 }  // namespace

@@ -13,9 +13,18 @@ bool contains(const std::string& haystack, const std::string& needle) { return h
 
 // NVIDIA GPUs by a distinctive part of their name, for OpenCL, which reports no compute capability.
 constexpr std::array<std::pair<const char*, const char*>, 12> kNvidiaArchByName{{
-    {"B200", "sm_100"}, {"GB200", "sm_100"}, {"H200", "sm_90"}, {"H100", "sm_90"}, {"GH200", "sm_90"},
-    {"L40", "sm_89"},   {"L4", "sm_89"},     {"RTX 40", "sm_89"}, {"A100", "sm_80"}, {"A10", "sm_86"},
-    {"RTX 30", "sm_86"}, {"V100", "sm_70"},
+    {"B200", "sm_100"},
+    {"GB200", "sm_100"},
+    {"H200", "sm_90"},
+    {"H100", "sm_90"},
+    {"GH200", "sm_90"},
+    {"L40", "sm_89"},
+    {"L4", "sm_89"},
+    {"RTX 40", "sm_89"},
+    {"A100", "sm_80"},
+    {"A10", "sm_86"},
+    {"RTX 30", "sm_86"},
+    {"V100", "sm_70"},
 }};
 
 // "OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-skylake-avx512" -> "skylake-avx512":

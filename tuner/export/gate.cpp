@@ -64,9 +64,10 @@ void require_same_spec(const Leaderboard& baseline, const Leaderboard& candidate
   const std::string why = baseline.operation == candidate.operation
                               ? "no (kernel, shape) in common"
                               : fmt::format("operations {} and {}", baseline.operation, candidate.operation);
-  throw UsageError(fmt::format("the baseline and the candidate come from different specs ({} and {}: {}); the gate compares "
-                               "runs of the same kernels on the same shapes",
-                               baseline.spec_name, candidate.spec_name, why));
+  throw UsageError(
+      fmt::format("the baseline and the candidate come from different specs ({} and {}: {}); the gate compares "
+                  "runs of the same kernels on the same shapes",
+                  baseline.spec_name, candidate.spec_name, why));
 }
 
 // A baseline where nothing ranked cannot pass anything: say why it has nothing.
@@ -78,7 +79,8 @@ void require_ranked_baseline(const Leaderboard& baseline) {
     for (const auto& e : g.entries) {
       ++counts[e.excluded.empty() ? status_name(e.status) : "excluded"];
       if (first.empty() && (e.status != Status::ok || !e.excluded.empty()))
-        first = fmt::format("{} / {} / {}: {}", g.kernel, g.shape, config_key(e.job.config), e.excluded.empty() ? e.reason : e.excluded);
+        first = fmt::format("{} / {} / {}: {}", g.kernel, g.shape, config_key(e.job.config),
+                            e.excluded.empty() ? e.reason : e.excluded);
     }
   }
   std::vector<std::string> parts;
@@ -116,7 +118,8 @@ GateReport run_gate(const GateInput& in) {
   for (const auto& group : in.baseline->groups) {
     const auto ranked = group.ranked();
     if (ranked.empty()) {
-      report.notes.push_back(fmt::format("{} / {}: nothing ranked in the baseline, nothing to compare", group.kernel, group.shape));
+      report.notes.push_back(
+          fmt::format("{} / {}: nothing ranked in the baseline, nothing to compare", group.kernel, group.shape));
       continue;
     }
     const LeaderboardGroup* candidate_group = in.candidate ? in.candidate->find_group(group.kernel, group.shape) : nullptr;

@@ -25,7 +25,7 @@ struct GateInput {
   // that the machine's state then and now does not count. May be empty.
   MeasureFn measure_baseline;
   GateRules rules;
-  int top = 3;                             // best configurations per (kernel, shape); 0 = all that ranked
+  int top = 3;                                  // best configurations per (kernel, shape); 0 = all that ranked
   std::function<void(const std::string&)> log;  // progress lines; may be empty
 };
 

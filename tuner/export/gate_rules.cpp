@@ -48,7 +48,8 @@ Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, con
   }
   if (candidate->status != Status::ok || !candidate->timing) {
     j.verdict = Verdict::broken;
-    j.why = fmt::format("ok -> {}: {}", status_name(candidate->status), candidate->reason.empty() ? "no reason recorded" : candidate->reason);
+    j.why = fmt::format("ok -> {}: {}", status_name(candidate->status),
+                        candidate->reason.empty() ? "no reason recorded" : candidate->reason);
     return j;
   }
   for (const char* check : kDeterminismChecks) {

@@ -30,9 +30,9 @@ enum class Verdict { faster, same, slower, uncertain, broken, nondeterministic, 
 const char* verdict_name(Verdict verdict);  // "FASTER", "SAME", ...
 
 struct GateRules {
-  double threshold = 0.05;         // the smallest slowdown that can fail the gate
-  int remeasure_limit = 3;         // measurements more for an UNCERTAIN or SLOWER one, with a device
-  bool uncertain_fails = false;    // an UNCERTAIN left after the re-measurements fails too
+  double threshold = 0.05;       // the smallest slowdown that can fail the gate
+  int remeasure_limit = 3;       // measurements more for an UNCERTAIN or SLOWER one, with a device
+  bool uncertain_fails = false;  // an UNCERTAIN left after the re-measurements fails too
 };
 
 // Whether VERDICT fails the gate under RULES.

@@ -8,8 +8,9 @@
 namespace attn {
 namespace {
 
-constexpr Verdict kVerdicts[] = {Verdict::slower, Verdict::broken, Verdict::nondeterministic, Verdict::missing,
-                                 Verdict::uncertain, Verdict::faster, Verdict::same};
+constexpr Verdict kVerdicts[] = {Verdict::slower,  Verdict::broken,    Verdict::nondeterministic,
+                                 Verdict::missing, Verdict::uncertain, Verdict::faster,
+                                 Verdict::same};
 
 std::string counts(const GateReport& r) {
   std::vector<std::string> parts;
@@ -35,14 +36,16 @@ std::string noise(const GateComparison& c) {
 // How often the gate measured the candidate (and the baseline) itself: "3x", "2x + baseline 2x".
 std::string measured(const GateComparison& c) {
   if (!c.measured) return "-";
-  return c.baseline_measured ? fmt::format("{}x + baseline {}x", c.measured, c.baseline_measured) : fmt::format("{}x", c.measured);
+  return c.baseline_measured ? fmt::format("{}x + baseline {}x", c.measured, c.baseline_measured)
+                             : fmt::format("{}x", c.measured);
 }
 
 std::string rule_line(const GateReport& r) {
   return fmt::format(
       "SLOWER when the candidate's median is slower by more than both {:.1f}% and the noise band; "
       "UNCERTAIN beyond {:.1f}% but within the noise{}; correctness and determinism regressions always fail.",
-      100 * r.rules.threshold, 100 * r.rules.threshold, r.rules.uncertain_fails ? " (fails: --fail-on-uncertain)" : " (passes)");
+      100 * r.rules.threshold, 100 * r.rules.threshold,
+      r.rules.uncertain_fails ? " (fails: --fail-on-uncertain)" : " (passes)");
 }
 
 }  // namespace
@@ -54,17 +57,18 @@ std::string gate_verdict_line(const GateReport& r) {
 }
 
 std::string gate_table(const GateReport& r) {
-  std::string s = fmt::format("baseline:  {}\ncandidate: {}\nrule: {}\n\n", r.baseline_label, r.candidate_label, rule_line(r));
+  std::string s =
+      fmt::format("baseline:  {}\ncandidate: {}\nrule: {}\n\n", r.baseline_label, r.candidate_label, rule_line(r));
   std::vector<std::vector<std::string>> rows = {
       {"verdict", "kernel / shape", "rank", "configuration", "baseline ms", "candidate ms", "change", "noise", "measured"}};
   for (const auto& c : r.comparisons)
     rows.push_back({verdict_name(c.judgement.verdict), c.kernel + " / " + c.shape, std::to_string(c.baseline_rank), label(c),
-                    ms(c.baseline.timing), c.candidate ? ms(c.candidate->timing) : "-", change(c), noise(c),
-                    measured(c)});
+                    ms(c.baseline.timing), c.candidate ? ms(c.candidate->timing) : "-", change(c), noise(c), measured(c)});
   for (const auto& line : aligned_columns(rows, "  ")) s += line + "\n";
   for (const auto& c : r.comparisons)
     if (fails(c.judgement.verdict, r.rules) || c.judgement.verdict == Verdict::uncertain)
-      s += fmt::format("{} {} / {} / {}: {}\n", verdict_name(c.judgement.verdict), c.kernel, c.shape, c.key, c.judgement.why);
+      s +=
+          fmt::format("{} {} / {} / {}: {}\n", verdict_name(c.judgement.verdict), c.kernel, c.shape, c.key, c.judgement.why);
   for (const auto& note : r.notes) s += "note: " + note + "\n";
   return s + gate_verdict_line(r) + "\n";
 }

@@ -154,10 +154,11 @@ std::string kernel_block(const TunedKernel& k, const std::string& shape_name) {
   const std::string id = c_identifier(k.spec_name + "_" + k.kernel);
   std::string s;
   s += "\n// " + std::string(76, '-') + "\n";
-  s += fmt::format("// {} / {}: {} rows. Default {}: ranked in {} of the {} device-and-shape results,\n"
-                   "// with a geometric-mean time {:.3f}x the best of each.\n",
-                   k.spec_name, k.kernel, k.rows.size(), k.fallback.key, k.fallback.ranked_in, k.fallback.groups,
-                   k.fallback.geomean_relative);
+  s += fmt::format(
+      "// {} / {}: {} rows. Default {}: ranked in {} of the {} device-and-shape results,\n"
+      "// with a geometric-mean time {:.3f}x the best of each.\n",
+      k.spec_name, k.kernel, k.rows.size(), k.fallback.key, k.fallback.ranked_in, k.fallback.groups,
+      k.fallback.geomean_relative);
   s += fmt::format("// Shapes match rows on {} exactly, and on the power-of-two ranges of {}.\n",
                    field_list(k.scheme, BucketRule::exact), field_list(k.scheme, BucketRule::pow2_range));
 
@@ -165,7 +166,8 @@ std::string kernel_block(const TunedKernel& k, const std::string& shape_name) {
   for (const auto& name : k.param_names) s += fmt::format("  {} {};\n", param_c_type(k, name), name);
   s += "};\n\n";
 
-  s += fmt::format("struct {}_row {{\n  device_level level;\n  const char* key;  // device name, architecture or vendor\n", id);
+  s += fmt::format("struct {}_row {{\n  device_level level;\n  const char* key;  // device name, architecture or vendor\n",
+                   id);
   for (const auto& f : k.scheme) {
     const std::string name = c_identifier(f.name);
     if (f.rule == BucketRule::exact) s += fmt::format("  {} {};\n", c_type(f.type), name);
@@ -212,7 +214,8 @@ std::string kernel_block(const TunedKernel& k, const std::string& shape_name) {
     else mismatches.push_back(fmt::format("r.{0} != shape.{0}", n));
   }
   if (!mismatches.empty()) s += fmt::format("      if ({}) continue;\n", fmt::join(mismatches, " || "));
-  s += fmt::format("      const int distance = {};\n", distances.empty() ? "0" : fmt::format("{}", fmt::join(distances, " + ")));
+  s += fmt::format("      const int distance = {};\n",
+                   distances.empty() ? "0" : fmt::format("{}", fmt::join(distances, " + ")));
   s += "      if (best < 0 || distance < best_distance) {\n        best = i;\n        best_distance = distance;\n      }\n"
        "    }\n";
   s += fmt::format("    if (best >= 0) return {}_rows(best).params;\n  }}\n  return {}_default();\n}}\n\n", id, id);
@@ -226,14 +229,16 @@ std::string kernel_block(const TunedKernel& k, const std::string& shape_name) {
   s += "// Whether every parameter holds a value the sweeps tried.\n";
   s += fmt::format("ATTN_TUNED_HD constexpr bool {0}_allowed({0}_params p) {{\n  return {1};\n}}\n\n", id,
                    fmt::join(allowed, " &&\n         "));
-  s += fmt::format("ATTN_TUNED_HD constexpr bool {0}_table_is_valid() {{\n"
-                   "  for (int i = 0; i < {0}_row_count; ++i)\n"
-                   "    if (!{0}_allowed({0}_rows(i).params)) return false;\n"
-                   "  return {0}_allowed({0}_default());\n}}\n",
-                   id);
+  s += fmt::format(
+      "ATTN_TUNED_HD constexpr bool {0}_table_is_valid() {{\n"
+      "  for (int i = 0; i < {0}_row_count; ++i)\n"
+      "    if (!{0}_allowed({0}_rows(i).params)) return false;\n"
+      "  return {0}_allowed({0}_default());\n}}\n",
+      id);
   s += fmt::format("static_assert({0}_row_count > 0, \"{1} / {2}: an empty table\");\n", id, k.spec_name, k.kernel);
-  s += fmt::format("static_assert({0}_table_is_valid(), \"{1} / {2}: a value the sweeps never tried: was this file edited?\");\n",
-                   id, k.spec_name, k.kernel);
+  s += fmt::format(
+      "static_assert({0}_table_is_valid(), \"{1} / {2}: a value the sweeps never tried: was this file edited?\");\n", id,
+      k.spec_name, k.kernel);
   return s;
 }
 
@@ -245,8 +250,9 @@ std::string usage_example(const TunedKernel& k) {
     const BucketValue& v = row.bucket.values[i];
     shape.push_back(k.scheme[i].rule == BucketRule::exact ? exact_literal(k.scheme[i], v.exact) : fmt::format("{}", v.lo));
   }
-  return fmt::format("//   constexpr auto p = attn_tuned::{}_lookup({{\"<device name>\", \"<arch>\", \"<vendor>\"}}, {{{}}});\n",
-                     c_identifier(k.spec_name + "_" + k.kernel), fmt::join(shape, ", "));
+  return fmt::format(
+      "//   constexpr auto p = attn_tuned::{}_lookup({{\"<device name>\", \"<arch>\", \"<vendor>\"}}, {{{}}});\n",
+      c_identifier(k.spec_name + "_" + k.kernel), fmt::join(shape, ", "));
 }
 
 }  // namespace

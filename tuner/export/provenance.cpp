@@ -6,9 +6,9 @@ namespace attn {
 
 std::vector<std::string> provenance_lines(const Leaderboard& lb) {
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("{}: {} on {} ({}, {}), {}, attn-tune {} ({}){}", lb.file.string(), lb.spec_name, lb.device.name,
-                              lb.device.backend, lb.device.arch, lb.created_utc, lb.attn_tune_version, lb.git_commit,
-                              lb.complete ? "" : ", INCOMPLETE (interrupted sweep)"));
+  lines.push_back(fmt::format("{}: {} on {} ({}, {}), {}, attn-tune {} ({}){}", lb.file.string(), lb.spec_name,
+                              lb.device.name, lb.device.backend, lb.device.arch, lb.created_utc, lb.attn_tune_version,
+                              lb.git_commit, lb.complete ? "" : ", INCOMPLETE (interrupted sweep)"));
   lines.push_back(fmt::format("  spec {} sha256 {}", lb.spec_path, lb.spec_sha256));
   for (const auto& s : lb.sources) {
     lines.push_back(fmt::format("  source {} {} sha256 {}", s.backend, s.path, s.sha256));

@@ -43,10 +43,8 @@ RecheckReport run_recheck(const RecheckInput& in) {
         RecheckRow& row = report.rows[first + i];
         if (in.log) in.log(fmt::format("round {} of {}: {} / {} / {}", round, in.rounds, row.kernel, row.shape, row.key));
         const ConfigResult now = in.measure(ranked[i]->job);
-        if (now.status == Status::ok && now.timing)
-          row.retimed_ms.push_back(now.timing->median_ms);
-        else if (row.failure.empty())
-          row.failure = fmt::format("{}: {}", status_name(now.status), now.reason);
+        if (now.status == Status::ok && now.timing) row.retimed_ms.push_back(now.timing->median_ms);
+        else if (row.failure.empty()) row.failure = fmt::format("{}: {}", status_name(now.status), now.reason);
       }
     for (std::size_t i = first; i < report.rows.size(); ++i) {
       RecheckRow& row = report.rows[i];
@@ -59,8 +57,8 @@ RecheckReport run_recheck(const RecheckInput& in) {
 }
 
 std::string recheck_table(const RecheckReport& report) {
-  std::string out = fmt::format("{:<24} {:<24} {:>4} {:>12} {:>12} {:>8}  {}\n", "kernel", "shape", "rank",
-                                "recorded ms", "re-timed ms", "diff", "configuration");
+  std::string out = fmt::format("{:<24} {:<24} {:>4} {:>12} {:>12} {:>8}  {}\n", "kernel", "shape", "rank", "recorded ms",
+                                "re-timed ms", "diff", "configuration");
   for (const auto& r : report.rows) {
     const std::string verdict = r.within(report.tolerance) ? "ok" : "DIFFERS";
     if (!r.failure.empty())
@@ -70,10 +68,10 @@ std::string recheck_table(const RecheckReport& report) {
       out += fmt::format("{:<24} {:<24} {:>4} {:>12.5f} {:>12.5f} {:>+7.2f}%  {}  {}\n", r.kernel, r.shape, r.rank,
                          r.recorded_ms, r.retimed_median_ms, 100 * r.difference, r.key, verdict);
   }
-  out += fmt::format("{} of {} configurations within {:.1f}% of their recorded median (median of {} interleaved "
-                     "rounds)\n",
-                     static_cast<int>(report.rows.size()) - report.failures(), report.rows.size(),
-                     100 * report.tolerance, report.rounds);
+  out += fmt::format(
+      "{} of {} configurations within {:.1f}% of their recorded median (median of {} interleaved "
+      "rounds)\n",
+      static_cast<int>(report.rows.size()) - report.failures(), report.rows.size(), 100 * report.tolerance, report.rounds);
   return out;
 }
 

@@ -15,10 +15,10 @@ namespace attn {
 struct RecheckInput {
   const Leaderboard* recorded = nullptr;
   std::function<ConfigResult(const Job&)> measure;  // times one configuration now
-  int top = 3;                 // best configurations per (kernel, shape)
-  int rounds = 3;              // times each configuration is timed, interleaved: A B C A B C A B C
-  double tolerance = 0.03;     // largest |re-timed / recorded - 1| that passes
-  std::function<void(const std::string&)> log;  // progress lines; may be empty
+  int top = 3;                                      // best configurations per (kernel, shape)
+  int rounds = 3;                                   // times each configuration is timed, interleaved: A B C A B C A B C
+  double tolerance = 0.03;                          // largest |re-timed / recorded - 1| that passes
+  std::function<void(const std::string&)> log;      // progress lines; may be empty
 };
 
 struct RecheckRow {

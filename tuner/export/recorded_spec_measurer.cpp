@@ -28,7 +28,8 @@ fs::path find_recorded_spec(const Leaderboard& lb) {
 
 std::vector<std::string> code_differences(const Spec& spec, const Leaderboard& lb) {
   std::vector<std::string> diffs;
-  if (spec.sha256 != lb.spec_sha256) diffs.push_back(fmt::format("spec {} (sha256 {} on disk)", spec.path.string(), spec.sha256));
+  if (spec.sha256 != lb.spec_sha256)
+    diffs.push_back(fmt::format("spec {} (sha256 {} on disk)", spec.path.string(), spec.sha256));
   for (const auto& recorded : lb.sources) {
     const auto it = spec.sources.find(recorded.backend);
     if (it == spec.sources.end()) {
@@ -37,7 +38,8 @@ std::vector<std::string> code_differences(const Spec& spec, const Leaderboard& l
     }
     if (recorded.files.empty()) {  // an older leaderboard: the source's own bytes only
       const std::string now = sha256_file(it->second);
-      if (now != recorded.sha256) diffs.push_back(fmt::format("{} source {} (sha256 {} on disk)", recorded.backend, recorded.path, now));
+      if (now != recorded.sha256)
+        diffs.push_back(fmt::format("{} source {} (sha256 {} on disk)", recorded.backend, recorded.path, now));
       continue;
     }
     const SourceIdentity now = source_identity(it->second, spec.include_dirs);
@@ -56,8 +58,8 @@ std::vector<std::string> code_differences(const Spec& spec, const Leaderboard& l
         diffs.push_back(fmt::format("{} source {}: {} is now included (sha256 {})", recorded.backend, recorded.path,
                                     f.path.string(), f.sha256));
       else if (was->second != f.sha256)
-        diffs.push_back(fmt::format("{} source {}: {} (sha256 {} on disk)", recorded.backend, recorded.path,
-                                    f.path.string(), f.sha256));
+        diffs.push_back(
+            fmt::format("{} source {}: {} (sha256 {} on disk)", recorded.backend, recorded.path, f.path.string(), f.sha256));
       if (was != then.end()) then.erase(was);
     }
     for (const auto& [path, sha] : then)
@@ -68,8 +70,8 @@ std::vector<std::string> code_differences(const Spec& spec, const Leaderboard& l
   return diffs;
 }
 
-RecordedSpecMeasurer::RecordedSpecMeasurer(const fs::path& spec_path, const Leaderboard& recorded, const std::string& device_id)
-{
+RecordedSpecMeasurer::RecordedSpecMeasurer(const fs::path& spec_path, const Leaderboard& recorded,
+                                           const std::string& device_id) {
   ResolvedRun run = resolve_run({spec_path, recorded.shape_filter, {}}, device_id);
   spec_ = std::make_unique<Spec>(std::move(run.spec));
   RunSettings settings = recorded.settings;
@@ -85,7 +87,8 @@ ConfigResult RecordedSpecMeasurer::measure(const Job& job) {
   ConfigResult r;
   r.job = job;
   r.status = Status::skipped;
-  r.reason = fmt::format("the spec {} has no kernel '{}' on shape '{}' any more", spec_->path.string(), job.kernel, job.shape);
+  r.reason =
+      fmt::format("the spec {} has no kernel '{}' on shape '{}' any more", spec_->path.string(), job.kernel, job.shape);
   return r;
 }
 

@@ -16,23 +16,23 @@ namespace attn {
 struct ReportOptions {
   std::string x_param = "BLOCK_M";  // the heatmap's axes
   std::string y_param = "BLOCK_N";
-  Ceilings ceilings;                // --peak-gflops / --peak-gbps; zero = the known ones
-  int top = 0;                      // configurations per table; 0 = every one
-  std::string command;              // the command line that wrote the report
+  Ceilings ceilings;    // --peak-gflops / --peak-gbps; zero = the known ones
+  int top = 0;          // configurations per table; 0 = every one
+  std::string command;  // the command line that wrote the report
 };
 
 struct HeatmapCell {
   std::optional<double> median_ms;  // the best over the other parameters; empty when none ranked
   double relative = 0;              // median / the group's best
   std::string best_key;
-  std::string note;                 // when none ranked: "2 skipped, 1 incorrect"; empty when nothing was tried
+  std::string note;  // when none ranked: "2 skipped, 1 incorrect"; empty when nothing was tried
 };
 
 struct Heatmap {
   std::string x_param, y_param;
   std::vector<ParamValue> xs, ys;               // every value tried, ascending
   std::vector<std::vector<HeatmapCell>> cells;  // [y][x]
-  std::string axes_note;                       // why other axes than the ones asked for, if so
+  std::string axes_note;                        // why other axes than the ones asked for, if so
 };
 
 // Over X and Y when the group's configurations have both, else over its first

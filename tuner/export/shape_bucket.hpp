@@ -25,7 +25,7 @@ struct BucketField {
 };
 
 struct BucketValue {
-  nlohmann::json exact;     // BucketRule::exact: the value itself
+  nlohmann::json exact;      // BucketRule::exact: the value itself
   long long lo = 0, hi = 0;  // BucketRule::pow2_range: [lo, hi), lo a power of two (or [0, 1))
 };
 

@@ -19,7 +19,7 @@ std::string svg_spread(const std::vector<SpreadPoint>& points);
 struct RooflinePoint {
   double intensity = 0;  // FLOP per byte
   double gflops = 0;
-  int series = 0;        // index into RooflineChart::series
+  int series = 0;  // index into RooflineChart::series
   bool best = false;
   std::string label;
 };
@@ -27,7 +27,7 @@ struct RooflinePoint {
 struct RooflineChart {
   std::vector<std::string> series;  // one per (kernel, shape)
   std::vector<RooflinePoint> points;
-  Ceilings ceilings;                // zero figures: not drawn
+  Ceilings ceilings;  // zero figures: not drawn
 };
 
 // GFLOP/s against arithmetic intensity, log-log, under the memory and compute ceilings.

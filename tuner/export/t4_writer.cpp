@@ -23,7 +23,8 @@ nlohmann::json measurements(const ConfigResult& r) {
   if (r.gbps > 0) m.push_back(measurement("GB/s", r.gbps, "GB/s"));
   for (const auto& [entry, res] : r.resources) {
     if (res.registers) m.push_back(measurement(fmt::format("registers.{}", entry), *res.registers, ""));
-    if (res.spill_store_bytes) m.push_back(measurement(fmt::format("spill_store_bytes.{}", entry), *res.spill_store_bytes, "B"));
+    if (res.spill_store_bytes)
+      m.push_back(measurement(fmt::format("spill_store_bytes.{}", entry), *res.spill_store_bytes, "B"));
   }
   // Determinism checks as 1 (passed) or 0: T4 measurements hold numbers, strings or arrays.
   for (const char* check : {"deterministic", "batch_invariant", "cache_growth"})
@@ -70,17 +71,22 @@ nlohmann::json t4_results(const Leaderboard& leaderboard, const LeaderboardGroup
   return {{"schema_version", kT4SchemaVersion},
           {"results", results},
           {"metadata",
-           {{"timeunit", "milliseconds"}, {"kernel", group.kernel}, {"shape", group.shape}, {"shape_fields", group.shape_fields},
-            {"spec", leaderboard.spec_name}, {"device", leaderboard.device.name}}}};
+           {{"timeunit", "milliseconds"},
+            {"kernel", group.kernel},
+            {"shape", group.shape},
+            {"shape_fields", group.shape_fields},
+            {"spec", leaderboard.spec_name},
+            {"device", leaderboard.device.name}}}};
 }
 
 nlohmann::json t4_metadata(const Leaderboard& leaderboard) {
-  return {{"schema_version", kT4SchemaVersion},
-          {"metadata",
-           {{"hardware", {{"hardware_description", nlohmann::json::array({leaderboard.device.to_json()})}}},
-            {"environment",
-             {{"device_query", leaderboard.device.to_json()},
-              {"requirements", {fmt::format("attn-tune {} ({})", leaderboard.attn_tune_version, leaderboard.git_commit)}}}}}}};
+  return {
+      {"schema_version", kT4SchemaVersion},
+      {"metadata",
+       {{"hardware", {{"hardware_description", nlohmann::json::array({leaderboard.device.to_json()})}}},
+        {"environment",
+         {{"device_query", leaderboard.device.to_json()},
+          {"requirements", {fmt::format("attn-tune {} ({})", leaderboard.attn_tune_version, leaderboard.git_commit)}}}}}}};
 }
 
 }  // namespace attn

@@ -17,9 +17,10 @@ void require_one_timing_policy(const std::vector<const Leaderboard*>& leaderboar
     named.push_back(fmt::format("{} ({})", lb->file.string(), timing_policy_name(lb->settings.timing.policy)));
   }
   if (mixed)
-    throw UsageError(fmt::format("cannot {} results of different timing policies: {}; time them under one policy "
-                                 "(--timing cold, warm or graph; docs/timing.md)",
-                                 action, fmt::join(named, ", ")));
+    throw UsageError(
+        fmt::format("cannot {} results of different timing policies: {}; time them under one policy "
+                    "(--timing cold, warm or graph; docs/timing.md)",
+                    action, fmt::join(named, ", ")));
 }
 
 }  // namespace attn

@@ -29,7 +29,7 @@ struct TunedKernel {
   std::string spec_name;
   std::string kernel;
   std::string operation;
-  std::vector<std::string> param_names;                     // the spec's order
+  std::vector<std::string> param_names;                      // the spec's order
   std::map<std::string, std::set<ParamValue>> param_values;  // every value the sweeps tried
   std::vector<BucketField> scheme;
   std::vector<TableRow> rows;  // by level, key, then bucket

@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 
 #include "tuner/core/half.hpp"
+#include "tuner/core/parallel_for.hpp"
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/attention_layout.hpp"
 #include "tuner/ops/attention_reference.hpp"
-#include "tuner/core/parallel_for.hpp"
 #include "tuner/ops/row_verification.hpp"
 
 namespace attn {
@@ -143,13 +143,18 @@ class AttentionProblem final : public Problem {
     const auto& from = at_once.buffers_;
     const AttentionLayout& a = at_once.layout_;
     for (int h = 0; h < s_.Hq; ++h)
-      for (int d = 0; d < s_.D; ++d) copy(buffers_[0].data, layout_.q_index(0, h, 0, d), from[0].data, a.q_index(0, h, t, d), qb);
+      for (int d = 0; d < s_.D; ++d)
+        copy(buffers_[0].data, layout_.q_index(0, h, 0, d), from[0].data, a.q_index(0, h, t, d), qb);
     for (int h = 0; h < s_.Hkv; ++h)
       for (int j = 0; j < layout_.k_len(0); ++j)
         for (int d = 0; d < s_.D; ++d)
-          for (int kv : {1, 2}) copy(buffers_[std::size_t(kv)].data, layout_.k_index(0, h, j, d), from[std::size_t(kv)].data, a.k_index(0, h, j, d), kb);
+          for (int kv : {1, 2})
+            copy(buffers_[std::size_t(kv)].data, layout_.k_index(0, h, j, d), from[std::size_t(kv)].data,
+                 a.k_index(0, h, j, d), kb);
     if (s_.mask)
-      for (int j = 0; j < layout_.k_len(0); ++j) copy(buffers_[3].data, std::size_t(j), from[3].data, std::size_t(t) * std::size_t(at_once.s_.Nkv) + std::size_t(j), 2);
+      for (int j = 0; j < layout_.k_len(0); ++j)
+        copy(buffers_[3].data, std::size_t(j), from[3].data, std::size_t(t) * std::size_t(at_once.s_.Nkv) + std::size_t(j),
+             2);
     reference_.clear();
   }
 
@@ -242,8 +247,8 @@ class AttentionProblem final : public Problem {
       const int keep = std::clamp(nk - nq + i, 0, nk - 1);  // never mask a row out entirely
       for (int j = 0; j < s_.Nkv; ++j) {
         const double u = rm.next(0, 1);
-        const float x = (j != keep && u < 0.05) ? -std::numeric_limits<float>::infinity()
-                                                : static_cast<float>(rm.next(-1, 0));
+        const float x =
+            (j != keep && u < 0.05) ? -std::numeric_limits<float>::infinity() : static_cast<float>(rm.next(-1, 0));
         const std::uint16_t w = f32_to_f16(x);
         std::memcpy(mask.data() + ((std::size_t(b) * s_.Nq + i) * s_.Nkv + j) * 2, &w, 2);
       }
@@ -332,11 +337,23 @@ class AttentionOperation final : public Operation {
         {"sinks", T::Integer, false, 0, {}, "1: one sink logit per query head"},
         {"max_bias", T::Number, false, 0.0, {}, "ALiBi max bias, 0 = off"},
         {"scale", T::Number, false, nullptr, {}, "softmax scale (default 1/sqrt(D))"},
-        {"layout", T::Choice, false, "bhsd", {"bhsd", "bshd", "thd"},
+        {"layout",
+         T::Choice,
+         false,
+         "bhsd",
+         {"bhsd", "bshd", "thd"},
          "tensor layout: [B][H][N][D], [B][N][H][D], or packed variable-length tokens [T][H][D] with cu_seqlens"},
-        {"seqlens_q", T::IntegerList, false, json::array(), {},
+        {"seqlens_q",
+         T::IntegerList,
+         false,
+         json::array(),
+         {},
          "thd: query rows of each sequence, cycled over the batch (empty: drawn in [1, Nq])"},
-        {"seqlens_k", T::IntegerList, false, json::array(), {},
+        {"seqlens_k",
+         T::IntegerList,
+         false,
+         json::array(),
+         {},
          "thd: key rows of each sequence (empty: drawn in [its queries, Nkv], or seqlens_q + Nkv - Nq when listed)"},
         {"page_size", T::Integer, false, 0, {}, "> 0: K/V in a paged pool read through a scattered block table"},
         {"num_pages", T::Integer, false, 0, {}, "pages in the pool (0: twice B * ceil(Nkv / page_size))"},
@@ -344,19 +361,27 @@ class AttentionOperation final : public Operation {
   }
 
   std::vector<std::string> variable_names() const override {
-    return {"B",          "Hq",         "Hkv",        "Nq",         "Nkv",         "D",          "causal",
-            "window",     "mask",       "sinks",      "alibi",      "q_per_kv",    "DTYPE",      "layout",
-            "paged",      "page_size",  "num_pages",  "max_pages",  "stride_q_b",  "stride_q_h", "stride_q_n",
-            "stride_o_b", "stride_o_h", "stride_o_n", "stride_k_b", "stride_k_h",  "stride_k_n", "stride_v_b",
-            "stride_v_h", "stride_v_n", "stride_page"};
+    return {"B",          "Hq",         "Hkv",        "Nq",         "Nkv",        "D",          "causal",     "window",
+            "mask",       "sinks",      "alibi",      "q_per_kv",   "DTYPE",      "layout",     "paged",      "page_size",
+            "num_pages",  "max_pages",  "stride_q_b", "stride_q_h", "stride_q_n", "stride_o_b", "stride_o_h", "stride_o_n",
+            "stride_k_b", "stride_k_h", "stride_k_n", "stride_v_b", "stride_v_h", "stride_v_n", "stride_page"};
   }
 
   Bindings variables(const json& f) const override {
     const AttentionShape s = AttentionShape::from_json(f);
-    Bindings b{{"B", s.B},           {"Hq", s.Hq},         {"Hkv", s.Hkv},       {"Nq", s.Nq},
-            {"Nkv", s.Nkv},       {"D", s.D},           {"causal", s.causal}, {"window", s.window},
-            {"mask", s.mask},     {"sinks", s.sinks},   {"alibi", s.max_bias > 0},
-            {"q_per_kv", s.Hq / s.Hkv}, {"DTYPE", static_cast<long long>(s.dtype)}};
+    Bindings b{{"B", s.B},
+               {"Hq", s.Hq},
+               {"Hkv", s.Hkv},
+               {"Nq", s.Nq},
+               {"Nkv", s.Nkv},
+               {"D", s.D},
+               {"causal", s.causal},
+               {"window", s.window},
+               {"mask", s.mask},
+               {"sinks", s.sinks},
+               {"alibi", s.max_bias > 0},
+               {"q_per_kv", s.Hq / s.Hkv},
+               {"DTYPE", static_cast<long long>(s.dtype)}};
     const TensorStrides q = s.q_strides(), k = s.kv_strides();
     b["layout"] = static_cast<long long>(s.layout);
     b["paged"] = s.paged();
@@ -396,7 +421,8 @@ class AttentionOperation final : public Operation {
     if (s.Hq % s.Hkv != 0) return fmt::format("Hq ({}) must be a multiple of Hkv ({})", s.Hq, s.Hkv);
     if (s.D % 4 != 0) return fmt::format("D ({}) must be a multiple of 4", s.D);
     if (s.window < 0) return "window must be >= 0";
-    if (s.Nq > s.Nkv) return fmt::format("Nq ({}) must not exceed Nkv ({}): query rows are the last Nq positions", s.Nq, s.Nkv);
+    if (s.Nq > s.Nkv)
+      return fmt::format("Nq ({}) must not exceed Nkv ({}): query rows are the last Nq positions", s.Nq, s.Nkv);
     if (s.max_bias < 0) return "max_bias must be >= 0";
     if (s.layout != AttnLayout::THD && (!s.seqlens_q.empty() || !s.seqlens_k.empty()))
       return "seqlens_q and seqlens_k are for layout thd";
@@ -406,7 +432,8 @@ class AttentionOperation final : public Operation {
     for (std::size_t b = 0; b < s.seqlens_q.size(); ++b) {
       const int nq = s.seqlens_q[b], nk = s.seqlens_k.empty() ? nq + s.kv_offset() : s.seqlens_k[b];
       if (nq < 1 || nq > s.Nq) return fmt::format("seqlens_q[{}] = {} must be in [1, Nq = {}]", b, nq, s.Nq);
-      if (nk < nq || nk > s.Nkv) return fmt::format("seqlens_k[{}] = {} must be in [seqlens_q[{}] = {}, Nkv = {}]", b, nk, b, nq, s.Nkv);
+      if (nk < nq || nk > s.Nkv)
+        return fmt::format("seqlens_k[{}] = {} must be in [seqlens_q[{}] = {}, Nkv = {}]", b, nk, b, nq, s.Nkv);
     }
     if (s.page_size < 0 || s.num_pages < 0) return "page_size and num_pages must be >= 0";
     if (s.num_pages > 0 && s.page_size == 0) return "num_pages needs page_size > 0";

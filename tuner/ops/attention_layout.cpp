@@ -8,9 +8,7 @@
 namespace attn {
 namespace {
 
-int listed(const std::vector<int>& lengths, int sequence) {
-  return lengths[std::size_t(sequence) % lengths.size()];
-}
+int listed(const std::vector<int>& lengths, int sequence) { return lengths[std::size_t(sequence) % lengths.size()]; }
 
 // An integer in [lo, hi] from U.
 int between(UniformStream& u, int lo, int hi) { return std::min(hi, lo + int(u.next(0, 1) * (hi - lo + 1))); }

@@ -6,8 +6,8 @@
 
 namespace attn {
 
-void attention_reference_row(const AttentionShape& s, const AttentionValues& in, int b, int h, int i,
-                             double* out, SequenceLengths lengths) {
+void attention_reference_row(const AttentionShape& s, const AttentionValues& in, int b, int h, int i, double* out,
+                             SequenceLengths lengths) {
   const int D = s.D;
   const int hk = h / (s.Hq / s.Hkv);
   const int nq = lengths.q > 0 ? lengths.q : s.Nq, nk = lengths.k > 0 ? lengths.k : s.Nkv;

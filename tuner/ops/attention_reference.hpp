@@ -21,7 +21,7 @@ struct SequenceLengths {
 // Writes row (b, h, i) of the output, D values, computed in double as
 // kernels/common/attn_params.h defines it. IN holds [B][H][N][D] arrays of the
 // shape's Nq and Nkv; a shorter sequence uses the first rows of its block.
-void attention_reference_row(const AttentionShape& shape, const AttentionValues& in, int b, int h, int i,
-                             double* out, SequenceLengths lengths = {});
+void attention_reference_row(const AttentionShape& shape, const AttentionValues& in, int b, int h, int i, double* out,
+                             SequenceLengths lengths = {});
 
 }  // namespace attn

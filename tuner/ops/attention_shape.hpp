@@ -71,7 +71,7 @@ struct AttentionShape {
 
 const char* dtype_name(AttnDtype dtype);
 const char* layout_name(AttnLayout layout);
-std::size_t q_bytes_per_element(AttnDtype dtype);   // also O's
+std::size_t q_bytes_per_element(AttnDtype dtype);  // also O's
 std::size_t kv_bytes_per_element(AttnDtype dtype);
 
 }  // namespace attn

@@ -13,8 +13,8 @@
 namespace attn {
 
 struct CacheGrowthPlan {
-  std::string not_applicable;  // non-empty: why the shape has no growth to check
-  nlohmann::json at_once;      // fields of the launch computing every position
+  std::string not_applicable;      // non-empty: why the shape has no growth to check
+  nlohmann::json at_once;          // fields of the launch computing every position
   nlohmann::json at_once_summary;  // recorded: {"Nq", "Nkv"}
   std::vector<int> positions;      // first and last position decoded
   struct Step {

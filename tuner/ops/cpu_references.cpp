@@ -26,7 +26,8 @@ std::vector<std::vector<double>> attention(const Bindings& f, const std::vector<
   for (int b = 0; b < shape.B; ++b)
     for (int h = 0; h < shape.Hq; ++h)
       for (int i = 0; i < shape.Nq; ++i)
-        attention_reference_row(shape, values, b, h, i, o.data() + ((std::size_t(b) * shape.Hq + h) * shape.Nq + i) * shape.D);
+        attention_reference_row(shape, values, b, h, i,
+                                o.data() + ((std::size_t(b) * shape.Hq + h) * shape.Nq + i) * shape.D);
   return {std::move(o)};
 }
 
@@ -37,24 +38,33 @@ std::vector<std::vector<double>> matmul(const Bindings& f, const std::vector<std
   for (long long i = 0; i < M; ++i)
     for (long long k = 0; k < K; ++k) {
       const double a = in[0][static_cast<std::size_t>(i * K + k)];
-      for (long long j = 0; j < N; ++j) c[static_cast<std::size_t>(i * N + j)] += a * in[1][static_cast<std::size_t>(k * N + j)];
+      for (long long j = 0; j < N; ++j)
+        c[static_cast<std::size_t>(i * N + j)] += a * in[1][static_cast<std::size_t>(k * N + j)];
     }
   return {std::move(c)};
 }
 
 const std::vector<CpuReference>& registry() {
   static const std::vector<CpuReference> all = {
-      {"attention", "o = softmax(q k^T / sqrt(D)) v, q k v o [B][H][N][D], no mask", {"B", "H", "N", "D"},
-       {"q", "k", "v"}, {"o"},
+      {"attention",
+       "o = softmax(q k^T / sqrt(D)) v, q k v o [B][H][N][D], no mask",
+       {"B", "H", "N", "D"},
+       {"q", "k", "v"},
+       {"o"},
        [](const Bindings& f) {
          const long long n = f.at("B") * f.at("H") * f.at("N") * f.at("D");
          return std::map<std::string, long long>{{"q", n}, {"k", n}, {"v", n}, {"o", n}};
        },
        attention},
-      {"matmul", "c[M][N] = a[M][K] b[K][N], row-major", {"M", "N", "K"}, {"a", "b"}, {"c"},
+      {"matmul",
+       "c[M][N] = a[M][K] b[K][N], row-major",
+       {"M", "N", "K"},
+       {"a", "b"},
+       {"c"},
        [](const Bindings& f) {
-         return std::map<std::string, long long>{
-             {"a", f.at("M") * f.at("K")}, {"b", f.at("K") * f.at("N")}, {"c", f.at("M") * f.at("N")}};
+         return std::map<std::string, long long>{{"a", f.at("M") * f.at("K")},
+                                                 {"b", f.at("K") * f.at("N")},
+                                                 {"c", f.at("M") * f.at("N")}};
        },
        matmul},
   };

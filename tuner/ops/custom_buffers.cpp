@@ -65,8 +65,7 @@ std::vector<std::byte> initial_values(BufferType type, BufferInit init, std::siz
   UniformStream rng(seed);
   for (std::size_t e = 0; e < n; ++e) {
     double x = static_cast<double>(e);
-    if (init == BufferInit::random)
-      x = type == BufferType::i32 ? std::floor(rng.next(0, 100)) : rng.next(-1, 1);
+    if (init == BufferInit::random) x = type == BufferType::i32 ? std::floor(rng.next(0, 100)) : rng.next(-1, 1);
     store_value(buf, type, e, x);
   }
   return buf;

@@ -48,7 +48,7 @@ class CustomProblem final : public Problem {
     for (const auto& cb : def_.buffers) {
       if (!cb.output) continue;
       // i32 outputs are compared bitwise like f32 ones (same width).
-      const ElementType type = cb.type == BufferType::f16 ? ElementType::F16
+      const ElementType type = cb.type == BufferType::f16    ? ElementType::F16
                                : cb.type == BufferType::bf16 ? ElementType::BF16
                                                              : ElementType::F32;
       out.push_back({cb.name, type, {}, {}});
@@ -80,7 +80,8 @@ class CustomProblem final : public Problem {
       const auto& got = outputs[o];
       const auto& want = reference_[o++];
       const std::size_t n = got.size() / element_bytes(cb.type);
-      if (want.size() != n) throw Error(fmt::format("{} gave {} values for {}'s {}", reference_name(), want.size(), cb.name, n));
+      if (want.size() != n)
+        throw Error(fmt::format("{} gave {} values for {}'s {}", reference_name(), want.size(), cb.name, n));
       r.rows_total += static_cast<long long>(n);
       r.rows_checked += static_cast<long long>(n);
       for (std::size_t e = 0; e < n; ++e) {

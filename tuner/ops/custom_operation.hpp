@@ -1,8 +1,8 @@
 // An operation declared in a spec instead of in C++: integer shape fields,
 // buffers (name, element type, size expression, initial values, input or
 // output) and a reference: a kernel of the same spec, run once per shape on
-// the same device, or a CPU function of attn-tune's (tuner/ops/cpu_references). Outputs are poisoned before every run and compared with the
-// reference's by relative L2 and max abs, as every operation's are.
+// the same device, or a CPU function of attn-tune's (tuner/ops/cpu_references). Outputs are poisoned before every run and
+// compared with the reference's by relative L2 and max abs, as every operation's are.
 #pragma once
 
 #include <memory>
@@ -25,9 +25,9 @@ struct CustomBuffer {
 };
 
 struct CustomDefinition {
-  std::vector<std::string> fields;  // integer shape fields, all required
+  std::vector<std::string> fields;    // integer shape fields, all required
   std::vector<CustomBuffer> buffers;  // in declaration order
-  DeviceReference reference;               // used when cpu_reference is null
+  DeviceReference reference;          // used when cpu_reference is null
   const CpuReference* cpu_reference = nullptr;
   std::shared_ptr<const Expression> flops;  // optional; throughput in GFLOP/s when given
 };

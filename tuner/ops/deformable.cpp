@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "tuner/core/parallel_for.hpp"
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/deformable_reference.hpp"
 #include "tuner/ops/deformable_shape.hpp"
-#include "tuner/core/parallel_for.hpp"
 #include "tuner/ops/row_verification.hpp"
 
 namespace attn {
@@ -72,7 +72,10 @@ class DeformableProblem final : public Problem {
   std::vector<OutputDeclaration> outputs() const override {
     return {{"out",
              ElementType::F32,
-             {{"b", std::size_t(s_.B)}, {"q", std::size_t(s_.Nq)}, {"h", std::size_t(s_.heads)}, {"c", std::size_t(s_.channels)}},
+             {{"b", std::size_t(s_.B)},
+              {"q", std::size_t(s_.Nq)},
+              {"h", std::size_t(s_.heads)},
+              {"c", std::size_t(s_.channels)}},
              even_sequence_offsets(s_.out_elements(), s_.B)}};
   }
 
@@ -181,7 +184,8 @@ class DeformableOperation final : public Operation {
         {"points", T::Integer, true, nullptr, {}, "sampling points per query, head and level"},
     };
     for (int l = 0; l < DEFORMABLE_MAX_LEVELS; ++l) {
-      fields.push_back({level_field('H', l), T::Integer, false, 0, {}, fmt::format("height of level {} (0 past levels)", l)});
+      fields.push_back(
+          {level_field('H', l), T::Integer, false, 0, {}, fmt::format("height of level {} (0 past levels)", l)});
       fields.push_back({level_field('W', l), T::Integer, false, 0, {}, fmt::format("width of level {} (0 past levels)", l)});
     }
     return fields;
@@ -193,7 +197,7 @@ class DeformableOperation final : public Operation {
 
   Bindings variables(const json& f) const override {
     const DeformableShape s = DeformableShape::from_json(f);
-    return {{"B", s.B},           {"Nq", s.Nq},         {"heads", s.heads}, {"channels", s.channels},
+    return {{"B", s.B},           {"Nq", s.Nq},         {"heads", s.heads},         {"channels", s.channels},
             {"levels", s.levels}, {"points", s.points}, {"S", s.values_per_image()}};
   }
 

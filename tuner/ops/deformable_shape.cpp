@@ -30,8 +30,9 @@ std::string DeformableShape::check() const {
     const bool used = l < levels;
     for (auto [dim, v] : {std::pair{'H', level_h[l]}, {'W', level_w[l]}}) {
       if (used && v < 1) return fmt::format("{} must be at least 1: level {} of {} is used", level_field(dim, l), l, levels);
-      if (!used && v != 0) return fmt::format("{} is set but levels is {}: only H0..H{} and W0..W{} may be given",
-                                              level_field(dim, l), levels, levels - 1, levels - 1);
+      if (!used && v != 0)
+        return fmt::format("{} is set but levels is {}: only H0..H{} and W0..W{} may be given", level_field(dim, l), levels,
+                           levels - 1, levels - 1);
     }
   }
   // Kernels index with 32-bit integers.

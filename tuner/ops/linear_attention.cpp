@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "tuner/core/parallel_for.hpp"
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/linear_attention_examples.hpp"
 #include "tuner/ops/linear_attention_reference.hpp"
 #include "tuner/ops/row_verification.hpp"
-#include "tuner/core/parallel_for.hpp"
 
 namespace attn {
 namespace {

@@ -11,8 +11,8 @@
 namespace attn {
 
 struct LinearAttentionShape {
-  int M = 1;  // rows (tokens)
-  int d = 4;  // feature dimension
+  int M = 1;                      // rows (tokens)
+  int d = 4;                      // feature dimension
   std::string inputs = "random";  // or the name of a fixed example (linear_attention_examples.hpp)
 
   static LinearAttentionShape from_json(const nlohmann::json& fields);

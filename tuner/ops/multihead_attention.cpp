@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "tuner/core/parallel_for.hpp"
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/multihead_examples.hpp"
 #include "tuner/ops/multihead_reference.hpp"
 #include "tuner/ops/row_verification.hpp"
-#include "tuner/core/parallel_for.hpp"
 
 namespace attn {
 namespace {
@@ -65,8 +65,7 @@ class MultiheadProblem final : public Problem {
   // Logical row r = head * N + i: d_k values of one head's output row.
   FloatRowLayout layout() const {
     const int N = s_.N, d_model = s_.d_model, d_k = s_.d_k();
-    return {std::size_t(s_.h) * N, d_k,
-            [=](std::size_t r, int c) { return (r % N) * d_model + (r / N) * d_k + c; },
+    return {std::size_t(s_.h) * N, d_k, [=](std::size_t r, int c) { return (r % N) * d_model + (r / N) * d_k + c; },
             [=](std::size_t e) { return fmt::format("o[i={},head={},c={}]", e / d_model, e % d_model / d_k, e % d_k); }};
   }
 

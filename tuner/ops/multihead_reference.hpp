@@ -7,7 +7,7 @@
 namespace attn {
 
 // Writes d_k values: row i of head `head`, from q, k, v laid out [N][d_model].
-void multihead_reference_row(const MultiheadShape& shape, const float* q, const float* k, const float* v, int head,
-                             int i, double* out);
+void multihead_reference_row(const MultiheadShape& shape, const float* q, const float* k, const float* v, int head, int i,
+                             double* out);
 
 }  // namespace attn

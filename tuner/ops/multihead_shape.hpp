@@ -14,7 +14,7 @@ struct MultiheadShape {
   int N = 1;        // rows (tokens)
   int d_model = 4;  // h heads of d_k columns
   int h = 1;
-  int window = 0;   // > 0: |i - j| <= window
+  int window = 0;  // > 0: |i - j| <= window
   double scale = 0;
   std::string inputs = "random";  // or the name of a fixed example (multihead_examples.hpp)
 

@@ -15,16 +15,15 @@ namespace {
 
 // Every operation attn-tune knows. A new family adds its accessor here.
 std::vector<const Operation*> registry() {
-  return {&attention_operation(), &multihead_attention_operation(), &linear_attention_operation(),
-          &similarity_operation(), &deformable_operation()};
+  return {&attention_operation(), &multihead_attention_operation(), &linear_attention_operation(), &similarity_operation(),
+          &deformable_operation()};
 }
 
 }  // namespace
 
 nlohmann::json VerifyReport::to_json() const {
-  return {{"passed", passed},          {"rel_l2", rel_l2},         {"max_abs", max_abs},
-          {"rows_checked", rows_checked}, {"rows_total", rows_total}, {"nonfinite", nonfinite},
-          {"worst", worst}};
+  return {{"passed", passed},         {"rel_l2", rel_l2},       {"max_abs", max_abs}, {"rows_checked", rows_checked},
+          {"rows_total", rows_total}, {"nonfinite", nonfinite}, {"worst", worst}};
 }
 
 CacheGrowthPlan Operation::cache_growth(const nlohmann::json& fields, int steps) const {

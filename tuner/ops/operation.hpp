@@ -41,12 +41,12 @@ struct HostBuffer {
 
 struct VerifyReport {
   bool passed = false;
-  double rel_l2 = 0;          // ||out - ref|| / ||ref|| over the checked rows
-  double max_abs = 0;         // max |out - ref| over the checked rows
+  double rel_l2 = 0;   // ||out - ref|| / ||ref|| over the checked rows
+  double max_abs = 0;  // max |out - ref| over the checked rows
   long long rows_checked = 0;
   long long rows_total = 0;
-  long long nonfinite = 0;    // NaN/Inf anywhere in the output: unwritten elements keep the poison
-  std::string worst;          // the element with the largest error, or the first non-finite one
+  long long nonfinite = 0;  // NaN/Inf anywhere in the output: unwritten elements keep the poison
+  std::string worst;        // the element with the largest error, or the first non-finite one
 
   nlohmann::json to_json() const;
 };

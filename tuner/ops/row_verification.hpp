@@ -16,8 +16,8 @@ namespace attn {
 
 // A float output buffer and how its logical rows map onto it.
 struct FloatRowLayout {
-  std::size_t rows = 0;     // logical rows
-  int row_length = 0;       // values per row
+  std::size_t rows = 0;  // logical rows
+  int row_length = 0;    // values per row
   // Element index (into the float buffer) of value c of logical row r.
   std::function<std::size_t(std::size_t r, int c)> element;
   // "o[i=3,c=7]": how a report names an element.

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "tuner/core/rng.hpp"
 #include "tuner/core/parallel_for.hpp"
+#include "tuner/core/rng.hpp"
 #include "tuner/ops/row_verification.hpp"
 #include "tuner/ops/similarity_reference.hpp"
 #include "tuner/ops/similarity_shape.hpp"
@@ -58,7 +58,7 @@ class SimilarityProblem final : public Problem {
     const std::uint32_t nan = 0x7fc00000u;
     HostBuffer out{"out", true, std::vector<std::byte>(s_.pairs() * 4), std::vector<std::byte>(4)};
     std::memcpy(out.poison.data(), &nan, 4);
-    buffers_ = {input_buffer("q", q_),   input_buffer("k", k_),   input_buffer("wq", wq_),
+    buffers_ = {input_buffer("q", q_),   input_buffer("k", k_),  input_buffer("wq", wq_),
                 input_buffer("wk", wk_), input_buffer("pk", pk), std::move(out)};
   }
 
@@ -187,7 +187,11 @@ class SimilarityOperation final : public Operation {
         {"heads", T::Integer, true, nullptr, {}, "projection heads"},
         {"head_dim", T::Integer, true, nullptr, {}, "features per head"},
         {"temperature", T::Number, false, 1.0, {}, "the mean over heads is divided by it"},
-        {"keys_ahead", T::Integer, false, 0, {},
+        {"keys_ahead",
+         T::Integer,
+         false,
+         0,
+         {},
          "1: the keys come projected (input pk, as a search database stores them); only kernels reading pk run"},
     };
   }
@@ -198,8 +202,13 @@ class SimilarityOperation final : public Operation {
 
   Bindings variables(const json& f) const override {
     const SimilarityShape s = SimilarityShape::from_json(f);
-    return {{"N", s.N},         {"M", s.M},     {"D", s.D}, {"heads", s.heads}, {"head_dim", s.head_dim},
-            {"proj_dim", s.proj_dim()}, {"keys_ahead", s.keys_ahead}};
+    return {{"N", s.N},
+            {"M", s.M},
+            {"D", s.D},
+            {"heads", s.heads},
+            {"head_dim", s.head_dim},
+            {"proj_dim", s.proj_dim()},
+            {"keys_ahead", s.keys_ahead}};
   }
 
   std::string check_shape(const json& f) const override {

@@ -18,8 +18,7 @@ std::vector<double> project_rows(const float* x, std::size_t rows, const float* 
   return out;
 }
 
-void similarity_reference_row(const SimilarityShape& s, const double* pq_row, const std::vector<double>& pk,
-                              double* out) {
+void similarity_reference_row(const SimilarityShape& s, const double* pq_row, const std::vector<double>& pk, double* out) {
   const int P = s.proj_dim();
   for (int j = 0; j < s.M; ++j) {
     const double* pk_row = pk.data() + std::size_t(j) * P;
@@ -29,9 +28,8 @@ void similarity_reference_row(const SimilarityShape& s, const double* pq_row, co
   }
 }
 
-std::vector<double> similarity_reference(const SimilarityShape& s, const std::vector<float>& q,
-                                         const std::vector<float>& k, const std::vector<float>& wq,
-                                         const std::vector<float>& wk) {
+std::vector<double> similarity_reference(const SimilarityShape& s, const std::vector<float>& q, const std::vector<float>& k,
+                                         const std::vector<float>& wq, const std::vector<float>& wk) {
   const std::vector<double> pq = project_rows(q.data(), s.N, wq.data(), s.D, s.proj_dim());
   const std::vector<double> pk = project_rows(k.data(), s.M, wk.data(), s.D, s.proj_dim());
   std::vector<double> out(s.pairs());

@@ -56,12 +56,9 @@ std::optional<ClockRecord> ClockRecord::of(const std::vector<ClockReading>& read
 }
 
 nlohmann::json ClockRecord::to_json() const {
-  nlohmann::json j = {{"sm_mhz_min", sm_mhz_min},
-                      {"sm_mhz_median", sm_mhz_median},
-                      {"expected_sm_mhz", expected_sm_mhz},
-                      {"reasons", reasons},
-                      {"discarded_samples", discarded_samples},
-                      {"throttled", throttled}};
+  nlohmann::json j = {
+      {"sm_mhz_min", sm_mhz_min}, {"sm_mhz_median", sm_mhz_median},         {"expected_sm_mhz", expected_sm_mhz},
+      {"reasons", reasons},       {"discarded_samples", discarded_samples}, {"throttled", throttled}};
   put(j, "mem_mhz_min", mem_mhz_min);
   put(j, "mem_mhz_median", mem_mhz_median);
   put(j, "power_w_median", power_w_median);

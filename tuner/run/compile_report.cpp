@@ -82,7 +82,7 @@ nlohmann::json CompileReport::to_json() const {
   for (const auto& c : configs) list.push_back(c.to_json());
   nlohmann::json excluded = nlohmann::json::array();
   for (const auto& x : exclusions) excluded.push_back({{"kernel", x.kernel}, {"shape", x.shape}, {"reason", x.reason}});
-  return {{"backend", backend}, {"arch", arch},   {"compiles", compiles},
+  return {{"backend", backend},       {"arch", arch},    {"compiles", compiles},
           {"cache_hits", cache_hits}, {"configs", list}, {"exclusions", excluded}};
 }
 
@@ -100,12 +100,13 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
     report.arch = spec.cuda_arch.empty() ? options.arch : spec.cuda_arch;
   }
   if (!spec.sources.contains(report.backend))
-    throw UsageError(fmt::format("{} has no {} source{}", spec.path.string(), report.backend,
-                                 options.device_id.empty() ? " (without --device, compile targets CUDA through NVRTC)" : ""));
+    throw UsageError(
+        fmt::format("{} has no {} source{}", spec.path.string(), report.backend,
+                    options.device_id.empty() ? " (without --device, compile targets CUDA through NVRTC)" : ""));
   const std::string source_text = read_text_file(spec.sources.at(report.backend));
 
   // Plan every (shape, kernel, configuration); compile each distinct -D set once.
-  std::map<std::string, Compilation> compilations;  // by kernel name + defines
+  std::map<std::string, Compilation> compilations;        // by kernel name + defines
   std::vector<std::pair<std::string, LaunchPlan>> plans;  // compilation key, plan; parallel to report.configs
   RunPlan run_plan(spec, report.backend);
   for (PlannedJob planned; run_plan.next(planned);) {
@@ -169,8 +170,9 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
     }
   };
   // NVRTC is thread-safe; a device compiles one at a time.
-  parallel_for(work.size(), [&](std::size_t i) { compile_one(*work[i]); },
-               device ? 1 : static_cast<std::size_t>(std::max(1, options.jobs)));
+  parallel_for(
+      work.size(), [&](std::size_t i) { compile_one(*work[i]); },
+      device ? 1 : static_cast<std::size_t>(std::max(1, options.jobs)));
   report.compiles = static_cast<int>(work.size());
   for (const Compilation* c : work) report.cache_hits += c->from_disk_cache;
   if (cache && !device)

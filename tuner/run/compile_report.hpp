@@ -27,11 +27,11 @@ struct CompiledConfig {
   Job job;
   Status status = Status::ok;  // ok, compile_failed or skipped
   std::string reason;
-  std::string log;             // the compiler's log for failures
+  std::string log;  // the compiler's log for failures
   std::string defines;
   double compile_ms = 0;
-  bool cached = false;         // same -D options as an earlier shape: compiled once
-  bool from_disk_cache = false;  // its compilation was read from the on-disk compile cache
+  bool cached = false;                               // same -D options as an earlier shape: compiled once
+  bool from_disk_cache = false;                      // its compilation was read from the on-disk compile cache
   std::map<std::string, KernelResources> resources;  // per entry point, occupancy for this shape's launch
 
   nlohmann::json to_json() const;
@@ -44,8 +44,8 @@ struct CompileReport {
   std::string backend;  // "cuda" offline, or the device's
   std::string arch;
   std::vector<CompiledConfig> configs;
-  int compiles = 0;     // distinct compilations needed
-  int cache_hits = 0;   // of which the on-disk compile cache answered (compiled: compiles - cache_hits)
+  int compiles = 0;    // distinct compilations needed
+  int cache_hits = 0;  // of which the on-disk compile cache answered (compiled: compiles - cache_hits)
   std::vector<std::string> kernels_not_on_backend;  // no source for the backend: not compiled
   std::vector<Exclusion> exclusions;                // kernel/shape pairs the constraints left empty
 

@@ -45,15 +45,15 @@ std::unique_ptr<ConfigRunner> make_in_process_runner(const Spec& spec, const std
 // In `attn-tune worker` child processes: a crash is recorded `crashed`, a
 // configuration past the watchdog `timeout`, and a fresh worker takes over.
 // SHAPE_SELECTION is the sweep's --shape, which the worker applies to the spec it loads.
-std::unique_ptr<ConfigRunner> make_worker_runner(const Spec& spec, const std::string& device_id,
-                                                 const RunSettings& settings, const std::string& shape_selection);
+std::unique_ptr<ConfigRunner> make_worker_runner(const Spec& spec, const std::string& device_id, const RunSettings& settings,
+                                                 const std::string& shape_selection);
 
 // The executable started as `<exe> worker ...`: this process's own by default;
 // tests, which are other executables, point it at attn-tune.
 void set_worker_executable(const std::filesystem::path& exe);
 
 // The child side: serves requests from stdin, replies on PROTOCOL_FD. Returns the exit code.
-int serve_worker(const std::filesystem::path& spec_path, const std::string& shape_selection,
-                 const std::string& device_id, const RunSettings& settings, int protocol_fd);
+int serve_worker(const std::filesystem::path& spec_path, const std::string& shape_selection, const std::string& device_id,
+                 const RunSettings& settings, int protocol_fd);
 
 }  // namespace attn

@@ -39,7 +39,8 @@ std::string determinism_check_name(const std::string& cli_name) {
   std::replace(name.begin(), name.end(), '-', '_');
   const auto& names = determinism_check_names();
   if (std::find(names.begin(), names.end(), name) == names.end())
-    throw UsageError(fmt::format("--require: unknown check '{}' (known: deterministic, batch-invariant, cache-growth)", cli_name));
+    throw UsageError(
+        fmt::format("--require: unknown check '{}' (known: deterministic, batch-invariant, cache-growth)", cli_name));
   return name;
 }
 
@@ -53,7 +54,8 @@ bool passes_checks(const nlohmann::json& checks, const std::vector<std::string>&
     if (!it->is_boolean() || it->get<bool>()) continue;  // null: does not apply here
     if (why) {
       *why = failure_text(name);
-      const nlohmann::json details = checks.value("details", nlohmann::json::object()).value(details_key(name), nlohmann::json::object());
+      const nlohmann::json details =
+          checks.value("details", nlohmann::json::object()).value(details_key(name), nlohmann::json::object());
       if (details.contains("mismatch")) *why += ": " + mismatch_summary(details.at("mismatch"));
     }
     return false;
@@ -61,8 +63,10 @@ bool passes_checks(const nlohmann::json& checks, const std::vector<std::string>&
   return true;
 }
 
-nlohmann::json determinism_summary(const std::vector<ConfigResult>& fastest_first, const std::vector<std::string>& required) {
-  const std::vector<std::string> criterion = required.empty() ? std::vector<std::string>{"deterministic", "batch_invariant"} : required;
+nlohmann::json determinism_summary(const std::vector<ConfigResult>& fastest_first,
+                                   const std::vector<std::string>& required) {
+  const std::vector<std::string> criterion =
+      required.empty() ? std::vector<std::string>{"deterministic", "batch_invariant"} : required;
   std::vector<const ConfigResult*> timed;
   for (const auto& r : fastest_first)
     if (r.status == Status::ok && r.timing && r.checks.contains("deterministic")) timed.push_back(&r);
@@ -108,7 +112,8 @@ std::string determinism_summary_line(const nlohmann::json& s) {
   const std::string criterion = fmt::format("{}", fmt::join(s.at("criterion").get<std::vector<std::string>>(), " + "));
   if (s.at("fastest_passing").is_null())
     return fmt::format("determinism: none of {} checked configurations is {}; fastest overall {} {:.4f} ms\n",
-                       s.at("checked").get<int>(), criterion, all.at("key").get<std::string>(), all.at("median_ms").get<double>());
+                       s.at("checked").get<int>(), criterion, all.at("key").get<std::string>(),
+                       all.at("median_ms").get<double>());
   const auto& pass = s.at("fastest_passing");
   return fmt::format("determinism: fastest {} {} {:.4f} ms / fastest overall {} {:.4f} ms = {:.3f}x ({} of {} pass)\n",
                      criterion, pass.at("key").get<std::string>(), pass.at("median_ms").get<double>(),
@@ -117,10 +122,13 @@ std::string determinism_summary_line(const nlohmann::json& s) {
 }
 
 std::string mismatch_summary(const nlohmann::json& m) {
-  auto value = [](const nlohmann::json& v) { return v.is_number() ? fmt::format("{:.9g}", v.get<double>()) : std::string("NaN"); };
+  auto value = [](const nlohmann::json& v) {
+    return v.is_number() ? fmt::format("{:.9g}", v.get<double>()) : std::string("NaN");
+  };
   const auto& ulps = m.at("ulps");
-  const std::string distance = ulps.is_null() ? "NaN involved" : fmt::format("{} ulp{}", ulps.get<std::uint64_t>(),
-                                                                              ulps.get<std::uint64_t>() == 1 ? "" : "s");
+  const std::string distance =
+      ulps.is_null() ? "NaN involved"
+                     : fmt::format("{} ulp{}", ulps.get<std::uint64_t>(), ulps.get<std::uint64_t>() == 1 ? "" : "s");
   const auto n = m.value("differing_elements", std::size_t{1});
   return fmt::format("{}: {} ({}) vs {} ({}), {}; {} element{} differ{}", m.at("element").get<std::string>(),
                      value(m.at("reference_value")), m.at("reference").get<std::string>(), value(m.at("compared_value")),

@@ -32,12 +32,14 @@ std::string trimmed_log(const std::string& log) {
 Evaluator::Evaluator(const Spec& spec, Device& device, RunSettings settings)
     : spec_(spec), device_(device), settings_(std::move(settings)), backend_(device.info().backend) {
   if (!spec_.sources.contains(backend_))
-    throw UsageError(fmt::format("{} has no {} kernel source, and device {} is an {} device", spec_.path.string(),
-                                 backend_, device.info().id, backend_));
+    throw UsageError(fmt::format("{} has no {} kernel source, and device {} is an {} device", spec_.path.string(), backend_,
+                                 device.info().id, backend_));
   source_text_ = read_text_file(spec_.sources.at(backend_));
   if (settings_.timing.policy == TimingPolicy::graph && !device.can_capture())
-    throw UsageError(fmt::format("--timing graph replays CUDA graphs; device {} is an {} device (use --timing cold "
-                                 "or warm)", device.info().id, backend_));
+    throw UsageError(
+        fmt::format("--timing graph replays CUDA graphs; device {} is an {} device (use --timing cold "
+                    "or warm)",
+                    device.info().id, backend_));
 }
 
 PreparedShape Evaluator::prepare_fields(const std::string& name, const nlohmann::json& fields) {
@@ -76,7 +78,9 @@ void Evaluator::run_reference(const DeviceReference& reference, PreparedShape& s
   } else {
     PlannedConfig first;
     if (!SpaceCursor(kernel, shape.variables).next(first))
-      throw Outcome{Status::skipped, fmt::format("reference kernel '{}' has no configuration on this shape", kernel.name), {}};
+      throw Outcome{Status::skipped,
+                    fmt::format("reference kernel '{}' has no configuration on this shape", kernel.name),
+                    {}};
     config = first.config;
   }
   ConfigResult scratch;  // make_plan records into it: not the job's
@@ -107,7 +111,7 @@ void Evaluator::prepare(const std::string& shape) {
 }
 
 CompileRequest Evaluator::compile_request(const std::vector<Define>& defines,
-                                         const std::vector<std::string>& entries) const {
+                                          const std::vector<std::string>& entries) const {
   CompileRequest request;
   request.source_path = spec_.sources.at(backend_);
   request.source_text = source_text_;
@@ -157,8 +161,7 @@ const Program& Evaluator::compiled(const std::vector<Define>& defines, const std
   return *it->second;
 }
 
-Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const PreparedShape& shape,
-                          ConfigResult& result) {
+Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const PreparedShape& shape, ConfigResult& result) {
   if (std::find(kernel.backends.begin(), kernel.backends.end(), backend_) == kernel.backends.end())
     throw Outcome{Status::skipped, fmt::format("kernel '{}' does not run on the {} backend", kernel.name, backend_), {}};
   const LaunchPlan lp = plan_launches(kernel, config, shape.variables);
@@ -166,7 +169,8 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
   result.workspace_bytes = lp.workspace_bytes;
   result.launches = nlohmann::json::array();
   for (const auto& l : lp.launches) {
-    result.launches.push_back({{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
+    result.launches.push_back(
+        {{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
     if (l.cluster != std::array<std::uint64_t, 3>{1, 1, 1}) result.launches.back()["cluster"] = l.cluster;
   }
 
@@ -174,11 +178,15 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
   for (const auto& launch : lp.launches) {
     const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
     if (dev.max_work_group_size && threads > dev.max_work_group_size)
-      throw Outcome{Status::skipped, fmt::format("{}: {} threads per block exceed the device's {}", launch.entry, threads,
-                                                 dev.max_work_group_size), {}};
+      throw Outcome{
+          Status::skipped,
+          fmt::format("{}: {} threads per block exceed the device's {}", launch.entry, threads, dev.max_work_group_size),
+          {}};
     if (dev.local_mem_bytes && launch.dynamic_shared_bytes > dev.local_mem_bytes)
-      throw Outcome{Status::skipped, fmt::format("{}: {} bytes of shared memory exceed the device's {}", launch.entry,
-                                                 launch.dynamic_shared_bytes, dev.local_mem_bytes), {}};
+      throw Outcome{Status::skipped,
+                    fmt::format("{}: {} bytes of shared memory exceed the device's {}", launch.entry,
+                                launch.dynamic_shared_bytes, dev.local_mem_bytes),
+                    {}};
   }
 
   Plan plan;
@@ -195,13 +203,17 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
     auto& r = result.resources[launch.entry];
     const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
     if (r.max_work_group_size && threads > std::uint64_t(*r.max_work_group_size))
-      throw Outcome{Status::skipped, fmt::format("{}: compiled kernel allows {} threads per block, the launch asks {} "
-                                                 "(registers / private memory)", launch.entry, *r.max_work_group_size,
-                                                 threads), {}};
+      throw Outcome{Status::skipped,
+                    fmt::format("{}: compiled kernel allows {} threads per block, the launch asks {} "
+                                "(registers / private memory)",
+                                launch.entry, *r.max_work_group_size, threads),
+                    {}};
     if (r.static_local_bytes && dev.local_mem_bytes &&
         std::uint64_t(*r.static_local_bytes) + launch.dynamic_shared_bytes > dev.local_mem_bytes)
-      throw Outcome{Status::skipped, fmt::format("{}: {} bytes of local/shared memory exceed the device's {}", launch.entry,
-                                                 *r.static_local_bytes + launch.dynamic_shared_bytes, dev.local_mem_bytes), {}};
+      throw Outcome{Status::skipped,
+                    fmt::format("{}: {} bytes of local/shared memory exceed the device's {}", launch.entry,
+                                *r.static_local_bytes + launch.dynamic_shared_bytes, dev.local_mem_bytes),
+                    {}};
     device_.describe_launch(*plan.program, launch, r);
   }
   return plan;
@@ -258,9 +270,9 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult&
     const bool warm_by_time = device_.info().kind == "gpu";
     auto warm_up = [&] {
       const auto begin = std::chrono::steady_clock::now();
-      for (int i = 0; i < t.warmup_runs ||
-                      (warm_by_time && std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() <
-                                           t.warmup_s);
+      for (int i = 0;
+           i < t.warmup_runs ||
+           (warm_by_time && std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() < t.warmup_s);
            ++i)
         sample();
     };
@@ -280,8 +292,7 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult&
       // As nvbench: a sample taken well under the expected clock is discarded
       // and the device given time to recover; when it does not, the result
       // keeps such samples and says so.
-      const bool slow =
-          clock && clock->expected_sm_mhz > 0 && clock->sm_mhz < t.min_clock_ratio * clock->expected_sm_mhz;
+      const bool slow = clock && clock->expected_sm_mhz > 0 && clock->sm_mhz < t.min_clock_ratio * clock->expected_sm_mhz;
       if (slow && !throttled && pauses < t.max_throttled_retries) {
         ++discarded;
         ++pauses;
@@ -339,13 +350,14 @@ ConfigResult Evaluator::evaluate(const Job& job) {
     result.verify = prepared_->problem->verify(outputs, spec_.tolerance);
     if (!result.verify->passed) {
       const VerifyReport& v = *result.verify;
-      throw Outcome{Status::incorrect,
-                    v.nonfinite > 0 ? fmt::format("{} output elements are NaN/Inf (unwritten or overflowed); first: {}",
-                                                  v.nonfinite, v.worst)
-                                    : fmt::format("rel_l2 {:.3g} (tolerance {:.3g}), max_abs {:.3g} (tolerance {:.3g}); "
-                                                  "worst: {}", v.rel_l2, spec_.tolerance.rel_l2, v.max_abs,
-                                                  spec_.tolerance.max_abs, v.worst),
-                    {}};
+      throw Outcome{
+          Status::incorrect,
+          v.nonfinite > 0
+              ? fmt::format("{} output elements are NaN/Inf (unwritten or overflowed); first: {}", v.nonfinite, v.worst)
+              : fmt::format("rel_l2 {:.3g} (tolerance {:.3g}), max_abs {:.3g} (tolerance {:.3g}); "
+                            "worst: {}",
+                            v.rel_l2, spec_.tolerance.rel_l2, v.max_abs, spec_.tolerance.max_abs, v.worst),
+          {}};
     }
     if (checker_) checker_(*this, kernel, job, plan, result);
     time(plan, *prepared_, result);

@@ -36,7 +36,7 @@ struct Plan {
   std::vector<Launch> launches;
   std::size_t workspace_bytes = 0;
   std::vector<TensorMapPlan> tensor_maps;  // kernel arguments after the params struct
-  std::vector<BoundArgument> arguments;  // in the kernel's argument order
+  std::vector<BoundArgument> arguments;    // in the kernel's argument order
 };
 
 class Evaluator;
@@ -76,8 +76,7 @@ class Evaluator {
 
  private:
   CompileRequest compile_request(const std::vector<Define>& defines, const std::vector<std::string>& entries) const;
-  const Program& compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries,
-                          ConfigResult& result);
+  const Program& compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries, ConfigResult& result);
   void time(const Plan& plan, const PreparedShape& shape, ConfigResult& result);
   void run_reference(const DeviceReference& reference, PreparedShape& shape);
   std::vector<KernelArg> launch_args(const Plan& plan, const PreparedShape& shape);

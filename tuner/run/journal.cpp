@@ -26,8 +26,9 @@ void read_header(const nlohmann::json& j, Journal::Contents& c) {
     return;
   }
   if (j.value("format", 1) < kFormat) {
-    c.mismatch = "it was written by an older attn-tune, which did not record the timing settings and source hashes "
-                 "its results were measured with";
+    c.mismatch =
+        "it was written by an older attn-tune, which did not record the timing settings and source hashes "
+        "its results were measured with";
     return;
   }
   if (!j.contains("measurement") || !j.at("measurement").is_object()) {
@@ -42,19 +43,25 @@ void read_header(const nlohmann::json& j, Journal::Contents& c) {
 }  // namespace
 
 nlohmann::json Journal::Header::to_json() const {
-  return {{"type", "header"}, {"format", kFormat}, {"measurement", measurement}, {"command", command}, {"started_utc", started_utc}};
+  return {{"type", "header"},
+          {"format", kFormat},
+          {"measurement", measurement},
+          {"command", command},
+          {"started_utc", started_utc}};
 }
 
 std::string first_difference(const nlohmann::json& recorded, const nlohmann::json& now, const std::string& path) {
   if (recorded.is_object() && now.is_object()) {
     for (const auto& [key, value] : now.items()) {
       const std::string field = path.empty() ? key : path + "." + key;
-      if (!recorded.contains(key)) return fmt::format("{}: not recorded when the sweep started, {} now", field, shown(value));
+      if (!recorded.contains(key))
+        return fmt::format("{}: not recorded when the sweep started, {} now", field, shown(value));
       if (auto d = first_difference(recorded.at(key), value, field); !d.empty()) return d;
     }
     for (const auto& [key, value] : recorded.items())
       if (!now.contains(key))
-        return fmt::format("{}: {} when the sweep started, not set now", path.empty() ? key : path + "." + key, shown(value));
+        return fmt::format("{}: {} when the sweep started, not set now", path.empty() ? key : path + "." + key,
+                           shown(value));
     return "";
   }
   return recorded == now ? "" : fmt::format("{}: {} when the sweep started, {} now", path, shown(recorded), shown(now));
@@ -70,8 +77,10 @@ Journal::Contents Journal::read(const std::filesystem::path& path, const Header&
   for (int number = 1; start < text.size(); ++number) {
     const std::size_t end = text.find('\n', start);
     if (end == std::string::npos) {
-      c.problems.push_back(fmt::format("line {}, the last, is incomplete (the sweep stopped while writing it): cut off, "
-                                       "its configuration is measured again", number));
+      c.problems.push_back(
+          fmt::format("line {}, the last, is incomplete (the sweep stopped while writing it): cut off, "
+                      "its configuration is measured again",
+                      number));
       break;
     }
     const std::string line = text.substr(start, end - start);
@@ -82,7 +91,9 @@ Journal::Contents Journal::read(const std::filesystem::path& path, const Header&
       j = nlohmann::json::parse(line);
     } catch (const nlohmann::json::exception& e) {
       if (number == 1) c.damaged = fmt::format("line 1, the journal's header, is not JSON ({})", e.what());
-      else c.problems.push_back(fmt::format("line {} is not JSON: ignored; if it held a result, that configuration is measured again", number));
+      else
+        c.problems.push_back(
+            fmt::format("line {} is not JSON: ignored; if it held a result, that configuration is measured again", number));
       continue;
     }
     if (number == 1) {
@@ -95,7 +106,8 @@ Journal::Contents Journal::read(const std::filesystem::path& path, const Header&
         ConfigResult r = ConfigResult::from_json(j.at("result"));
         c.results[r.job.key()] = std::move(r);
       } catch (const std::exception& e) {
-        c.problems.push_back(fmt::format("line {} is an unreadable result ({}): its configuration is measured again", number, e.what()));
+        c.problems.push_back(
+            fmt::format("line {} is an unreadable result ({}): its configuration is measured again", number, e.what()));
       }
     } else if (type == "resume") {
       c.resumes.push_back({j.value("command", ""), j.value("utc", "")});
@@ -114,7 +126,8 @@ Journal::Journal(const std::filesystem::path& path, const Header& header) : path
   write_line(header.to_json());
 }
 
-Journal::Journal(const std::filesystem::path& path, const Contents& contents, const LeaderboardResume& resume) : path_(path) {
+Journal::Journal(const std::filesystem::path& path, const Contents& contents, const LeaderboardResume& resume)
+    : path_(path) {
   if (!contents.exists) throw Error(fmt::format("{}: no journal to resume", path.string()));
   // A torn last line would otherwise run into the next record.
   if (std::filesystem::file_size(path) != contents.intact_bytes) std::filesystem::resize_file(path, contents.intact_bytes);

@@ -28,18 +28,18 @@ class Journal {
     // What defines a measurement (spec and source hashes, shapes, device, seed,
     // timing and check settings): a resumed sweep must match it field by field.
     nlohmann::json measurement = nlohmann::json::object();
-    std::string command;      // the command that started the sweep
+    std::string command;  // the command that started the sweep
     std::string started_utc;
 
     nlohmann::json to_json() const;
   };
 
   struct Contents {
-    bool exists = false;     // a non-empty journal is there
-    bool finished = false;   // the sweep that wrote it ran to the end
-    Header header;           // as recorded
-    std::string damaged;     // why its header cannot be read; empty when it can
-    std::string mismatch;    // the first field of the header that differs from the expected one; empty when none
+    bool exists = false;                // a non-empty journal is there
+    bool finished = false;              // the sweep that wrote it ran to the end
+    Header header;                      // as recorded
+    std::string damaged;                // why its header cannot be read; empty when it can
+    std::string mismatch;               // the first field of the header that differs from the expected one; empty when none
     std::vector<std::string> problems;  // lines that were not read, by number, and what happens to them
     std::map<std::string, ConfigResult> results;  // by Job::key()
     std::vector<LeaderboardResume> resumes;

@@ -38,8 +38,9 @@ BoundArgument scalar(const KernelArgument& a, const Bindings& integers, const Nu
       return b;
     }
     if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
-      throw Outcome{Status::skipped, fmt::format("{} = `{}` = {} does not fit an int32 (declare it int64)", label,
-                                                 a.integer->text(), v), {}};
+      throw Outcome{Status::skipped,
+                    fmt::format("{} = `{}` = {} does not fit an int32 (declare it int64)", label, a.integer->text(), v),
+                    {}};
     b.bytes = KernelArg::value(static_cast<std::int32_t>(v)).bytes;
     return b;
   } catch (const ExpressionError& e) {

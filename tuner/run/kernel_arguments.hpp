@@ -23,8 +23,8 @@ struct BoundArgument {
   Kind kind = Kind::value;
   std::size_t buffer = 0;
   std::vector<std::byte> bytes;
-  std::string name;  // buffer name, "workspace", "params", or the scalar's name
-  std::string type;  // "int32" | "int64" | "float32" | "params" for values; empty otherwise
+  std::string name;      // buffer name, "workspace", "params", or the scalar's name
+  std::string type;      // "int32" | "int64" | "float32" | "params" for values; empty otherwise
   nlohmann::json value;  // a scalar's value, for the record
 };
 

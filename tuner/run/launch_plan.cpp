@@ -89,18 +89,24 @@ LaunchPlan plan_launches(const KernelSpec& kernel, const Config& config, const B
       launch.cluster[d] = eval_dim(ls.cluster[d], b, what);
       if (launch.cluster[d] == 0) throw Outcome{Status::skipped, what + " is 0", {}};
       if (launch.grid[d] % launch.cluster[d] != 0)
-        throw Outcome{Status::skipped, fmt::format("{}: grid[{}] = {} is not a multiple of the cluster's {}", launch.entry, d,
-                                                   launch.grid[d], launch.cluster[d]), {}};
+        throw Outcome{Status::skipped,
+                      fmt::format("{}: grid[{}] = {} is not a multiple of the cluster's {}", launch.entry, d, launch.grid[d],
+                                  launch.cluster[d]),
+                      {}};
     }
     if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > kMaxClusterBlocks)
-      throw Outcome{Status::skipped, fmt::format("{}: a cluster of {}x{}x{} blocks exceeds {}", launch.entry, launch.cluster[0],
-                                                 launch.cluster[1], launch.cluster[2], kMaxClusterBlocks), {}};
+      throw Outcome{Status::skipped,
+                    fmt::format("{}: a cluster of {}x{}x{} blocks exceeds {}", launch.entry, launch.cluster[0],
+                                launch.cluster[1], launch.cluster[2], kMaxClusterBlocks),
+                    {}};
     if (ls.shared_bytes)
       launch.dynamic_shared_bytes = eval_dim(*ls.shared_bytes, b, fmt::format("launches[{}].shared_bytes", l));
     const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
     if (threads == 0 || launch.grid[0] * launch.grid[1] * launch.grid[2] == 0)
-      throw Outcome{Status::skipped, fmt::format("{}: empty launch (grid {}x{}x{}, block {} threads)", ls.entry,
-                                                 launch.grid[0], launch.grid[1], launch.grid[2], threads), {}};
+      throw Outcome{Status::skipped,
+                    fmt::format("{}: empty launch (grid {}x{}x{}, block {} threads)", ls.entry, launch.grid[0],
+                                launch.grid[1], launch.grid[2], threads),
+                    {}};
     if (std::find(plan.entries.begin(), plan.entries.end(), launch.entry) == plan.entries.end())
       plan.entries.push_back(launch.entry);
     plan.launches.push_back(launch);

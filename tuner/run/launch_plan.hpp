@@ -22,9 +22,9 @@ struct TensorMapPlan {
 };
 
 struct LaunchPlan {
-  std::vector<Define> defines;      // the params, then the spec's defines
+  std::vector<Define> defines;  // the params, then the spec's defines
   std::vector<Launch> launches;
-  std::vector<std::string> entries; // distinct entry points, in launch order
+  std::vector<std::string> entries;  // distinct entry points, in launch order
   std::size_t workspace_bytes = 0;
   std::vector<TensorMapPlan> tensor_maps;
 };

@@ -5,9 +5,9 @@
 #include <ctime>
 #include <map>
 
-#include "tuner/run/determinism_summary.hpp"
 #include "tuner/core/source_identity.hpp"
 #include "tuner/core/version.hpp"
+#include "tuner/run/determinism_summary.hpp"
 
 namespace attn {
 
@@ -43,8 +43,9 @@ std::vector<ConfigResult> ranked(std::vector<ConfigResult> results) {
   return results;
 }
 
-LeaderboardGroup ranked_group(std::string kernel, std::string shape, nlohmann::json shape_fields, std::vector<ConfigResult> results,
-                              const std::vector<std::string>& require, std::string baseline_preset) {
+LeaderboardGroup ranked_group(std::string kernel, std::string shape, nlohmann::json shape_fields,
+                              std::vector<ConfigResult> results, const std::vector<std::string>& require,
+                              std::string baseline_preset) {
   results = ranked(std::move(results));
   // A configuration failing a required check (--require) keeps its time but does not rank.
   std::map<std::string, std::string> excluded;  // job key -> why

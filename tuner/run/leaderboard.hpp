@@ -18,10 +18,10 @@ struct LeaderboardContext {
   const Spec& spec;
   DeviceInfo device;
   RunSettings settings;
-  std::string command;       // the command line that started the sweep
-  std::string shape_filter;  // --shape as given, empty when none
-  bool complete = true;      // false when the sweep was interrupted
-  std::string started_utc;   // when the sweep started; empty: now
+  std::string command;                     // the command line that started the sweep
+  std::string shape_filter;                // --shape as given, empty when none
+  bool complete = true;                    // false when the sweep was interrupted
+  std::string started_utc;                 // when the sweep started; empty: now
   std::vector<LeaderboardResume> resumes;  // the --resume commands that continued it
 };
 
@@ -32,8 +32,9 @@ Leaderboard build_leaderboard(const LeaderboardContext& context, const std::vect
 
 // One (kernel, shape) ranked: ok results by median time (rank 1 = fastest),
 // those failing a check in REQUIRE excluded, then the rest by status.
-LeaderboardGroup ranked_group(std::string kernel, std::string shape, nlohmann::json shape_fields, std::vector<ConfigResult> results,
-                              const std::vector<std::string>& require, std::string baseline_preset);
+LeaderboardGroup ranked_group(std::string kernel, std::string shape, nlohmann::json shape_fields,
+                              std::vector<ConfigResult> results, const std::vector<std::string>& require,
+                              std::string baseline_preset);
 
 // Ranks one group's results: ok ones by median time (rank 1 = fastest), then the rest by status.
 std::vector<ConfigResult> ranked(std::vector<ConfigResult> results);

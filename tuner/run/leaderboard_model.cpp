@@ -58,7 +58,8 @@ LeaderboardGroup group_from_json(const nlohmann::json& g, const std::string& whe
   });
   const auto& entries = require(g, "entries", where);
   for (std::size_t i = 0; i < entries.size(); ++i)
-    group.entries.push_back(entry_from_json(entries.at(i), group.kernel, group.shape, fmt::format("{}.entries[{}]", where, i)));
+    group.entries.push_back(
+        entry_from_json(entries.at(i), group.kernel, group.shape, fmt::format("{}.entries[{}]", where, i)));
   return group;
 }
 
@@ -146,8 +147,11 @@ void to_json(nlohmann::json& j, const LeaderboardGroup& g) {
   if (auto ties = ties_summary(g.entries); !ties.is_null()) j["ties"] = std::move(ties);
   const LeaderboardEntry* best = g.best();
   if (best) {
-    j["best"] = {{"key", config_key(best->job.config)}, {"preset", best->job.preset},
-                 {"median_ms", best->timing->median_ms}, {"gflops", best->gflops}, {"gbps", best->gbps}};
+    j["best"] = {{"key", config_key(best->job.config)},
+                 {"preset", best->job.preset},
+                 {"median_ms", best->timing->median_ms},
+                 {"gflops", best->gflops},
+                 {"gbps", best->gbps}};
     j["flops"] = best->flops;
     j["bytes"] = best->bytes;
   }
@@ -189,19 +193,27 @@ void to_json(nlohmann::json& j, const Leaderboard& lb) {
        {"complete", lb.complete},
        {"device", lb.device.to_json()},
        {"backend", lb.device.backend},
-       {"spec", {{"path", lb.spec_path}, {"name", lb.spec_name}, {"sha256", lb.spec_sha256},
-                 {"operation", lb.operation}, {"shape_filter", lb.shape_filter}}},
+       {"spec",
+        {{"path", lb.spec_path},
+         {"name", lb.spec_name},
+         {"sha256", lb.spec_sha256},
+         {"operation", lb.operation},
+         {"shape_filter", lb.shape_filter}}},
        {"sources", sources},
        {"settings", lb.settings.to_json()},
-       {"tolerance", {{"rel_l2", lb.tolerance.rel_l2}, {"max_abs", lb.tolerance.max_abs}, {"max_rows", lb.tolerance.max_rows}}},
+       {"tolerance",
+        {{"rel_l2", lb.tolerance.rel_l2}, {"max_abs", lb.tolerance.max_abs}, {"max_rows", lb.tolerance.max_rows}}},
        {"groups", lb.groups}};
   if (!lb.started_utc.empty()) j["started_utc"] = lb.started_utc;
   if (!lb.resumes.empty()) j["resumes"] = lb.resumes;
   if (!lb.devices.empty()) j["devices"] = lb.devices;
   if (!lb.shard.whole()) j["shard"] = lb.shard.to_json();
   for (const auto& part : lb.merged_from)
-    j["merged_from"].push_back({{"file", part.file}, {"device", part.device}, {"complete", part.complete},
-                                {"shard", part.shard.to_json()}, {"created_utc", part.created_utc}});
+    j["merged_from"].push_back({{"file", part.file},
+                                {"device", part.device},
+                                {"complete", part.complete},
+                                {"shard", part.shard.to_json()},
+                                {"created_utc", part.created_utc}});
   if (!lb.missing.empty()) j["missing"] = lb.missing;
 }
 
@@ -210,9 +222,11 @@ void from_json(const nlohmann::json& j, Leaderboard& lb) {
   const std::string schema = j.value("schema", "");
   lb.schema_version = leaderboard_schema_version(schema);
   if (lb.schema_version == 0)
-    throw Error(fmt::format("schema: expected '{}' (a leaderboard written by attn-tune sweep), got '{}'", kLeaderboardSchema, schema));
+    throw Error(fmt::format("schema: expected '{}' (a leaderboard written by attn-tune sweep), got '{}'", kLeaderboardSchema,
+                            schema));
   if (lb.schema_version > kLeaderboardVersion)
-    throw Error(fmt::format("schema: '{}' is newer than this attn-tune reads ('{}'): update attn-tune", schema, kLeaderboardSchema));
+    throw Error(
+        fmt::format("schema: '{}' is newer than this attn-tune reads ('{}'): update attn-tune", schema, kLeaderboardSchema));
   reading("leaderboard", [&] {
     const auto& tool = require(j, "attn_tune", "");
     lb.attn_tune_version = tool.value("version", "");
@@ -228,7 +242,8 @@ void from_json(const nlohmann::json& j, Leaderboard& lb) {
     if (j.contains("shard")) lb.shard = Shard::from_json(j.at("shard"));
     for (const auto& part : j.value("merged_from", nlohmann::json::array()))
       lb.merged_from.push_back({part.value("file", ""), part.value("device", ""), part.value("complete", true),
-                                Shard::from_json(part.value("shard", nlohmann::json::object())), part.value("created_utc", "")});
+                                Shard::from_json(part.value("shard", nlohmann::json::object())),
+                                part.value("created_utc", "")});
     lb.missing = j.value("missing", std::vector<std::string>{});
   });
   reading("device", [&] { lb.device = DeviceInfo::from_json(require(j, "device", "")); });
@@ -260,7 +275,8 @@ void from_json(const nlohmann::json& j, Leaderboard& lb) {
   });
   const auto& groups = require(j, "groups", "");
   if (!groups.is_array()) throw Error("groups: expected an array");
-  for (std::size_t i = 0; i < groups.size(); ++i) lb.groups.push_back(group_from_json(groups.at(i), fmt::format("groups[{}]", i)));
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    lb.groups.push_back(group_from_json(groups.at(i), fmt::format("groups[{}]", i)));
 }
 
 }  // namespace attn

@@ -41,18 +41,18 @@ struct LeaderboardEntry : ConfigResult {
 struct LeaderboardGroup {
   std::string kernel;
   std::string shape;
-  nlohmann::json shape_fields;          // the operation's fields, defaults applied
+  nlohmann::json shape_fields;  // the operation's fields, defaults applied
   std::vector<LeaderboardEntry> entries;
-  std::string baseline_preset;          // the spec's baseline, empty when none
-  nlohmann::json determinism;           // the cost of determinism (run/determinism_summary), null when unchecked
-  nlohmann::json retimed;               // merge --retime-top: its fastest measured again on one device; null when not
+  std::string baseline_preset;  // the spec's baseline, empty when none
+  nlohmann::json determinism;   // the cost of determinism (run/determinism_summary), null when unchecked
+  nlohmann::json retimed;       // merge --retime-top: its fastest measured again on one device; null when not
 
   // The ranked entries, fastest first: element i has rank i + 1.
   std::vector<const LeaderboardEntry*> ranked() const;
   const LeaderboardEntry* best() const;  // rank 1, or null when nothing ranked
   const LeaderboardEntry* find(const std::string& key) const;
-  const LeaderboardEntry* baseline() const;  // the entry of the baseline preset, null when none
-  std::map<std::string, int> counts() const;  // entries per status
+  const LeaderboardEntry* baseline() const;      // the entry of the baseline preset, null when none
+  std::map<std::string, int> counts() const;     // entries per status
   std::vector<std::string> param_names() const;  // the kernel's parameters, in the spec's order
 };
 
@@ -80,7 +80,7 @@ struct LeaderboardPart {
 };
 
 struct Leaderboard {
-  std::filesystem::path file;  // where it was read from (not written)
+  std::filesystem::path file;                // where it was read from (not written)
   int schema_version = kLeaderboardVersion;  // as read; written as the current one
   std::string attn_tune_version;
   std::string git_commit;
@@ -88,9 +88,9 @@ struct Leaderboard {
   std::string started_utc;  // when the sweep started (empty in version 1)
   std::string command;      // the command that started the sweep
   std::vector<LeaderboardResume> resumes;
-  bool complete = true;     // false when the sweep was interrupted
+  bool complete = true;  // false when the sweep was interrupted
   DeviceInfo device;
-  std::string spec_path;    // as recorded: relative to where the sweep ran
+  std::string spec_path;  // as recorded: relative to where the sweep ran
   std::string spec_name;
   std::string spec_sha256;
   std::string operation;

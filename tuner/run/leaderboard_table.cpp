@@ -49,8 +49,8 @@ std::string baseline_line(const LeaderboardGroup& g) {
   if (base->status == Status::ok && base->timing && best) {
     const double speedup = base->timing->median_ms / best->timing->median_ms;
     const bool tie = base != best && within_noise(*base->timing, *best->timing);
-    return fmt::format("best vs baseline {} ({}): {:.2f}x faster{}\n", g.baseline_preset, config_key(base->job.config), speedup,
-                       tie ? " (within the noise)" : "");
+    return fmt::format("best vs baseline {} ({}): {:.2f}x faster{}\n", g.baseline_preset, config_key(base->job.config),
+                       speedup, tie ? " (within the noise)" : "");
   }
   const std::string why = base->status == Status::ok ? base->excluded : base->reason;
   return fmt::format("baseline {} ({}): {}{}\n", g.baseline_preset, config_key(base->job.config),
@@ -85,7 +85,8 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
     std::size_t width = std::string("configuration").size();  // the longest label shown sets the column
     for (std::size_t i = 0; i < shown; ++i) width = std::max(width, label_of(*ranked[i]).size());
     out += fmt::format("{:>4}  {:<{}} {:>10} {:>10} {:>7} {:>10} {:>9} {:>9} {:>8}{}  {}\n", "rank", "configuration", width,
-                       "median ms", "min ms", "noise", "GFLOP/s", "GB/s", "priv B", "local B", checked ? "  det/bi/cg" : "", "note");
+                       "median ms", "min ms", "noise", "GFLOP/s", "GB/s", "priv B", "local B", checked ? "  det/bi/cg" : "",
+                       "note");
     bool noisy = false, tie = false, tied_set = false;
     for (std::size_t i = 0; i < shown; ++i) {
       const LeaderboardEntry& e = *ranked[i];
@@ -99,17 +100,19 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
       noisy = noisy || mark.find("noisy") != std::string::npos;
       tie = tie || mark.find('~') != std::string::npos;
       tied_set = tied_set || e.tie.has_value();
-      const std::string row = fmt::format("{:>4}  {:<{}} {:>10.4f} {:>10.4f} {:>6.2f}% {:>10.1f} {:>9.2f} {:>9} {:>8}{}  {}", e.rank,
-                                          label_of(e), width, t.median_ms, t.min_ms, 100 * t.rel_noise, e.gflops, e.gbps, priv,
-                                          local, checked ? "  " + checks_cell(nlohmann::json{{"checks", e.checks}}) : "", mark);
+      const std::string row =
+          fmt::format("{:>4}  {:<{}} {:>10.4f} {:>10.4f} {:>6.2f}% {:>10.1f} {:>9.2f} {:>9} {:>8}{}  {}", e.rank,
+                      label_of(e), width, t.median_ms, t.min_ms, 100 * t.rel_noise, e.gflops, e.gbps, priv, local,
+                      checked ? "  " + checks_cell(nlohmann::json{{"checks", e.checks}}) : "", mark);
       out += row.substr(0, row.find_last_not_of(' ') + 1) + "\n";
     }
-    if (noisy) out += fmt::format("noisy: sampling stopped before the noise reached the target ({:.2f}%)\n",
-                                  100 * lb.settings.timing.max_noise);
+    if (noisy)
+      out += fmt::format("noisy: sampling stopped before the noise reached the target ({:.2f}%)\n",
+                         100 * lb.settings.timing.max_noise);
     if (tie) out += "~#k: the same as rank k's time within the two measurements' noise\n";
     if (tied_set)
-      out += fmt::format("tie k/n: within noise of the fastest after being measured again in turns; ranked by {}\n",
-                         kTieRule);
+      out +=
+          fmt::format("tie k/n: within noise of the fastest after being measured again in turns; ranked by {}\n", kTieRule);
     if (!g.baseline_preset.empty()) out += baseline_line(g);
     if (checked) out += determinism_summary_line(g.determinism);
     out += not_ranked_lines(g);

@@ -43,14 +43,17 @@ OutputLock::OutputLock(const std::filesystem::path& leaderboard) : path_(leaderb
       ::close(fd_);
       fd_ = -1;
       if (error != EWOULDBLOCK) throw Error(fmt::format("cannot lock {}: {}", path_.string(), std::strerror(error)));
-      throw UsageError(fmt::format("{} is being written by another sweep (pid {}, lock {}): wait for it to finish, or "
-                                   "write elsewhere with --out",
-                                   leaderboard.string(), pid, path_.string()));
+      throw UsageError(
+          fmt::format("{} is being written by another sweep (pid {}, lock {}): wait for it to finish, or "
+                      "write elsewhere with --out",
+                      leaderboard.string(), pid, path_.string()));
     }
     // The previous holder removes the file when it is done: if it did so between
     // our open and flock, we locked a file nobody else will see. Take the new one.
-    struct stat held{}, now{};
-    if (::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &now) == 0 && held.st_ino == now.st_ino && held.st_dev == now.st_dev)
+    struct stat held {
+    }, now{};
+    if (::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
+        held.st_dev == now.st_dev)
       break;
     ::close(fd_);
     fd_ = -1;

@@ -7,9 +7,8 @@
 namespace attn {
 
 namespace {
-constexpr Status kAll[] = {Status::ok,        Status::compile_failed, Status::launch_failed, Status::incorrect,
-                           Status::skipped,   Status::crashed,        Status::timeout,
-                           Status::host_oom};
+constexpr Status kAll[] = {Status::ok,      Status::compile_failed, Status::launch_failed, Status::incorrect,
+                           Status::skipped, Status::crashed,        Status::timeout,       Status::host_oom};
 
 KernelResources resources_from_json(const nlohmann::json& j) {
   KernelResources r;
@@ -95,7 +94,9 @@ nlohmann::json ConfigResult::to_json() const {
   if (verify) j["verify"] = verify->to_json();
   if (!checks.empty()) j["checks"] = checks;
   if (tie)
-    j["tie"] = {{"order", tie->order}, {"of", tie->of}, {"interleaved_median_ms", tie->interleaved_median_ms},
+    j["tie"] = {{"order", tie->order},
+                {"of", tie->of},
+                {"interleaved_median_ms", tie->interleaved_median_ms},
                 {"interleaved_rel_noise", tie->interleaved_rel_noise}};
   if (!device.empty()) j["device"] = device;
   return j;

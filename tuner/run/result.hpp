@@ -61,26 +61,26 @@ struct Tie {
 struct ConfigResult {
   Job job;
   Status status = Status::skipped;
-  std::string reason;  // one line: why it is not ok
-  std::string log;     // the compiler's log (kept for failures, trimmed for successes)
-  std::string defines; // the exact -D options it was built with
+  std::string reason;                                 // one line: why it is not ok
+  std::string log;                                    // the compiler's log (kept for failures, trimmed for successes)
+  std::string defines;                                // the exact -D options it was built with
   nlohmann::json launches = nlohmann::json::array();  // as run: entry, grid, block, shared_bytes
   std::size_t workspace_bytes = 0;
   std::optional<SampleStats> timing;
   std::optional<ClockRecord> clocks;  // where the device reports clocks (NVML)
-  double gflops = 0;   // FlashAttention's FLOP convention over the median time
-  double gbps = 0;     // bytes each input read once and output written once, over the median
-  std::string item_unit;  // the operation's own throughput unit ("pairs"), empty when none
+  double gflops = 0;                  // FlashAttention's FLOP convention over the median time
+  double gbps = 0;                    // bytes each input read once and output written once, over the median
+  std::string item_unit;              // the operation's own throughput unit ("pairs"), empty when none
   double items_per_s = 0;
-  double flops = 0;    // of one run, for the record (throughput = flops / median)
+  double flops = 0;  // of one run, for the record (throughput = flops / median)
   double bytes = 0;
   double compile_ms = 0;
-  bool compile_cached = false;  // its program came from the on-disk compile cache
+  bool compile_cached = false;                       // its program came from the on-disk compile cache
   std::map<std::string, KernelResources> resources;  // per entry point
   std::optional<VerifyReport> verify;
-  std::optional<Tie> tie;  // set when tied with the best (tuner/run/ties.hpp)
+  std::optional<Tie> tie;                            // set when tied with the best (tuner/run/ties.hpp)
   nlohmann::json checks = nlohmann::json::object();  // determinism and other checks, by name
-  std::string device;  // the device id that measured it, when a sweep ran on several
+  std::string device;                                // the device id that measured it, when a sweep ran on several
 
   nlohmann::json to_json() const;
   static ConfigResult from_json(const nlohmann::json& j);

@@ -37,9 +37,8 @@ void apply_selection(Spec& spec, const std::string& shapes, const std::vector<st
   std::map<std::string, std::vector<std::string>> shapes_before;  // to say which shapes a named kernel has
   for (const auto& k : spec.kernels) shapes_before[k.name] = k.shapes;
   if (!kernels.empty())
-    std::erase_if(spec.kernels, [&](const KernelSpec& k) {
-      return std::find(kernels.begin(), kernels.end(), k.name) == kernels.end();
-    });
+    std::erase_if(spec.kernels,
+                  [&](const KernelSpec& k) { return std::find(kernels.begin(), kernels.end(), k.name) == kernels.end(); });
   select_shapes(spec, shapes);
 
   std::vector<std::string> shape_names;
@@ -49,7 +48,8 @@ void apply_selection(Spec& spec, const std::string& shapes, const std::vector<st
       throw UsageError(fmt::format("{}: --kernel {} runs none of the selected shapes ({}); its shapes: {}",
                                    spec.path.string(), k.name, shape_list(shape_names), shape_list(shapes_before[k.name])));
   if (std::none_of(spec.kernels.begin(), spec.kernels.end(), [](const KernelSpec& k) { return !k.shapes.empty(); }))
-    throw UsageError(fmt::format("{}: no kernel runs the selected shapes ({})", spec.path.string(), shape_list(shape_names)));
+    throw UsageError(
+        fmt::format("{}: no kernel runs the selected shapes ({})", spec.path.string(), shape_list(shape_names)));
 }
 
 }  // namespace

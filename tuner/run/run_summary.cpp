@@ -50,9 +50,9 @@ std::string RunSummary::not_on_backend_line() const {
 
 std::string RunSummary::failure_text() const {
   std::string out = fmt::format("no configuration ran ok ({})\n", counts_text());
-  for (const auto& [status, reason] : first_) out += fmt::format("  first {}: {}\n", status_name(status), reason.substr(0, 400));
-  for (std::size_t i = 0; i < exclusions_.size() && i < kExclusionsShown; ++i)
-    out += "  " + exclusions_[i].text() + "\n";
+  for (const auto& [status, reason] : first_)
+    out += fmt::format("  first {}: {}\n", status_name(status), reason.substr(0, 400));
+  for (std::size_t i = 0; i < exclusions_.size() && i < kExclusionsShown; ++i) out += "  " + exclusions_[i].text() + "\n";
   if (exclusions_.size() > kExclusionsShown)
     out += fmt::format("  ... and {} more kernel/shape pairs with nothing to run\n", exclusions_.size() - kExclusionsShown);
   if (const std::string line = not_on_backend_line(); !line.empty()) out += "  " + line + "\n";

@@ -23,8 +23,10 @@ TimingPolicy timing_policy_from_name(const std::string& name) {
 
 void require_timing_policy_runs_on(const TimingSettings& timing, const std::string& device_id) {
   if (timing.policy == TimingPolicy::graph && device_id.rfind("cuda:", 0) != 0)
-    throw UsageError(fmt::format("--timing graph replays CUDA graphs; device {} is not a CUDA device (use --timing "
-                                 "cold or warm)", device_id));
+    throw UsageError(
+        fmt::format("--timing graph replays CUDA graphs; device {} is not a CUDA device (use --timing "
+                    "cold or warm)",
+                    device_id));
 }
 
 nlohmann::json TimingSettings::to_json() const {
@@ -62,7 +64,10 @@ TimingSettings TimingSettings::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json DeterminismSettings::to_json() const {
-  return {{"enabled", enabled}, {"runs", runs}, {"batch_sizes", batch_sizes}, {"cache_growth_steps", cache_growth_steps},
+  return {{"enabled", enabled},
+          {"runs", runs},
+          {"batch_sizes", batch_sizes},
+          {"cache_growth_steps", cache_growth_steps},
           {"require", require}};
 }
 

@@ -31,14 +31,14 @@ TimingPolicy timing_policy_from_name(const std::string& name);
 // maximum SM clock are discarded (docs/timing.md).
 struct TimingSettings {
   TimingPolicy policy = TimingPolicy::cold;
-  int warmup_runs = 2;        // untimed runs after the verified one (at least)
-  double warmup_s = 0.5;      // GPUs: and untimed runs until this much wall time, so the power controller
-                              // has lowered the boost clock before sampling (docs/timing.md)
+  int warmup_runs = 2;    // untimed runs after the verified one (at least)
+  double warmup_s = 0.5;  // GPUs: and untimed runs until this much wall time, so the power controller
+                          // has lowered the boost clock before sampling (docs/timing.md)
   int min_samples = 10;
   int max_samples = 1000;
-  double max_noise = 0.005;   // stop once stddev/mean <= this (0.5%)
-  double max_time_s = 1.0;    // after min_samples, stop sampling after this much wall time, converged or not
-  double timeout_s = 15.0;    // stop sampling after this much wall time even before min_samples (slow kernels)
+  double max_noise = 0.005;       // stop once stddev/mean <= this (0.5%)
+  double max_time_s = 1.0;        // after min_samples, stop sampling after this much wall time, converged or not
+  double timeout_s = 15.0;        // stop sampling after this much wall time even before min_samples (slow kernels)
   double min_clock_ratio = 0.75;  // a sample under this share of the max SM clock is throttled: discarded
   int max_throttled_retries = 3;  // recovery pauses before the result is marked throttled
   double recovery_s = 0.5;        // how long each pause lets the device cool
@@ -52,7 +52,7 @@ struct TimingSettings {
 // Bitwise determinism checks (seed 003) run on every configuration that verified.
 struct DeterminismSettings {
   bool enabled = false;
-  int runs = 5;  // cross-run: the same inputs this many times
+  int runs = 5;                            // cross-run: the same inputs this many times
   std::vector<int> batch_sizes{2, 8, 33};  // batch invariance: compared with B=1
   int cache_growth_steps = 4;              // decode positions one at a time vs at once; < 2 = off
   std::vector<std::string> require;        // checks a configuration must pass to rank ("deterministic", "batch_invariant")
@@ -66,12 +66,12 @@ struct DeterminismSettings {
 void require_timing_policy_runs_on(const TimingSettings& timing, const std::string& device_id);
 
 struct RunSettings {
-  std::uint64_t seed = 1;       // inputs are drawn from it; recorded in every result file
+  std::uint64_t seed = 1;  // inputs are drawn from it; recorded in every result file
   TimingSettings timing;
   DeterminismSettings determinism;
-  bool isolate = true;          // run configurations in a worker process
-  double watchdog_s = 120;      // a configuration running longer is recorded `timeout`
-  double prepare_timeout_s = 1800;  // inputs + CPU reference of one shape
+  bool isolate = true;                 // run configurations in a worker process
+  double watchdog_s = 120;             // a configuration running longer is recorded `timeout`
+  double prepare_timeout_s = 1800;     // inputs + CPU reference of one shape
   TieSettings ties;                    // configurations within noise of the best
   CompileCacheSettings compile_cache;  // compiled kernels kept on disk between runs
 

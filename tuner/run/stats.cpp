@@ -25,7 +25,9 @@ double measurement_noise(const SampleStats& t) {
   return t.rel_noise;
 }
 
-double noise_band(const SampleStats& a, const SampleStats& b) { return std::hypot(measurement_noise(a), measurement_noise(b)); }
+double noise_band(const SampleStats& a, const SampleStats& b) {
+  return std::hypot(measurement_noise(a), measurement_noise(b));
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -60,8 +62,8 @@ SampleStats SampleStats::of(std::vector<double> s) {
 }
 
 nlohmann::json SampleStats::to_json() const {
-  return {{"samples", samples}, {"median_ms", median_ms}, {"min_ms", min_ms},       {"max_ms", max_ms},
-          {"mean_ms", mean_ms}, {"q1_ms", q1_ms},         {"q3_ms", q3_ms},         {"stddev_ms", stddev_ms},
+  return {{"samples", samples},     {"median_ms", median_ms}, {"min_ms", min_ms}, {"max_ms", max_ms},
+          {"mean_ms", mean_ms},     {"q1_ms", q1_ms},         {"q3_ms", q3_ms},   {"stddev_ms", stddev_ms},
           {"rel_noise", rel_noise}, {"converged", converged}, {"wall_s", wall_s}};
 }
 

@@ -12,9 +12,9 @@ struct SampleStats {
   double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0;
   double q1_ms = 0, q3_ms = 0;  // quartiles (linear interpolation)
   double stddev_ms = 0;
-  double rel_noise = 0;         // stddev / mean
-  bool converged = false;       // the noise target was met
-  double wall_s = 0;            // time spent sampling
+  double rel_noise = 0;    // stddev / mean
+  bool converged = false;  // the noise target was met
+  double wall_s = 0;       // time spent sampling
 
   static SampleStats of(std::vector<double> samples_ms);
   nlohmann::json to_json() const;

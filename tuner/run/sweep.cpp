@@ -72,7 +72,7 @@ constexpr double kFastConfigurationS = 0.1;
 // can): few at first so that the first result comes at once, then more.
 constexpr std::size_t kFirstChunkJobs = 32, kMaxChunkJobs = 1024;
 constexpr auto kChunkTime = std::chrono::milliseconds(200);  // planning time before running what was found
-constexpr long long kPointsPerStep = 4096;  // product points looked at between two checks for Ctrl-C
+constexpr long long kPointsPerStep = 4096;                   // product points looked at between two checks for Ctrl-C
 // The first configurations failing to compile with the same error: the source itself is broken.
 constexpr int kSameCompileFailures = 3;
 
@@ -147,18 +147,24 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   Journal::Contents journaled = Journal::read(outcome.journal_path, header);
   const std::string where = outcome.journal_path.string();
   if (options.resume && !journaled.damaged.empty())
-    throw UsageError(fmt::format("cannot resume {}: {}: the journal is damaged; run without --resume and with --overwrite "
-                                 "to start over", where, journaled.damaged));
+    throw UsageError(
+        fmt::format("cannot resume {}: {}: the journal is damaged; run without --resume and with --overwrite "
+                    "to start over",
+                    where, journaled.damaged));
   if (options.resume && !journaled.mismatch.empty())
-    throw UsageError(fmt::format("cannot resume {}: {}; resume with the settings the sweep started with, or run without "
-                                 "--resume (and with --overwrite) to start over", where, journaled.mismatch));
+    throw UsageError(
+        fmt::format("cannot resume {}: {}; resume with the settings the sweep started with, or run without "
+                    "--resume (and with --overwrite) to start over",
+                    where, journaled.mismatch));
   const std::string unusable = !journaled.damaged.empty() ? journaled.damaged : journaled.mismatch;
   if (!options.resume && !journaled.finished && !journaled.results.empty() && !options.overwrite)
     throw UsageError(unusable.empty()
                          ? fmt::format("{} holds {} results of an unfinished sweep: pass --resume to continue it, or "
-                                       "--overwrite to start over", where, journaled.results.size())
+                                       "--overwrite to start over",
+                                       where, journaled.results.size())
                          : fmt::format("{} holds {} results of an unfinished sweep, but {}: pass --overwrite to start over, "
-                                       "or --out another file", where, journaled.results.size(), unusable));
+                                       "or --out another file",
+                                       where, journaled.results.size(), unusable));
   std::map<std::string, ConfigResult> done;
   std::vector<LeaderboardResume> resumes;
   std::optional<Journal> journal;
@@ -187,7 +193,12 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
         return it->second;
       }
       std::optional<ConfigResult> r;  // one job at a time: the strategy picks the next from this result
-      pool.run({job}, {[&](const Job& j) { progress.starting(j); }, [&](ConfigResult&& got) { r = std::move(got); return true; }},
+      pool.run({job},
+               {[&](const Job& j) { progress.starting(j); },
+                [&](ConfigResult&& got) {
+                  r = std::move(got);
+                  return true;
+                }},
                g_interrupted);
       if (!r || g_interrupted) return std::nullopt;  // the worker died of the same Ctrl-C: not the kernel's fault
       journal->append(*r);
@@ -202,7 +213,8 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     if (complete) journal->mark_finished();
     progress.end();
     outcome.compilations = count_compilations(results);
-    LeaderboardContext ctx{spec, device, settings, header.command, options.shape_selection, complete, header.started_utc, resumes};
+    LeaderboardContext ctx{spec,   device, settings, header.command, options.shape_selection, complete, header.started_utc,
+                           resumes};
     outcome.leaderboard = build_leaderboard(ctx, results);
     if (device_ids.size() > 1) outcome.leaderboard.devices = device_ids;
     write_file_atomically(outcome.leaderboard_path, nlohmann::json(outcome.leaderboard).dump(2) + "\n");
@@ -281,10 +293,10 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (++measured == 10 && !projected && size.kept > kLargeSpace) {
         projected = true;
-        progress.note(fmt::format("at the {:.2f} s per configuration measured so far, the rest takes about {}",
-                                  elapsed / static_cast<double>(measured),
-                                  duration_text(elapsed / static_cast<double>(measured) *
-                                                static_cast<double>(size.kept - measured))));
+        progress.note(
+            fmt::format("at the {:.2f} s per configuration measured so far, the rest takes about {}",
+                        elapsed / static_cast<double>(measured),
+                        duration_text(elapsed / static_cast<double>(measured) * static_cast<double>(size.kept - measured))));
       }
       return true;
     };
@@ -297,7 +309,12 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
         results,
         [&](const std::vector<Job>& jobs) {
           std::vector<ConfigResult> got;
-          pool.run(jobs, {[](const Job&) {}, [&](ConfigResult&& r) { got.push_back(std::move(r)); return true; }},
+          pool.run(jobs,
+                   {[](const Job&) {},
+                    [&](ConfigResult&& r) {
+                      got.push_back(std::move(r));
+                      return true;
+                    }},
                    g_interrupted);
           return got;
         },
@@ -311,7 +328,8 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   for (auto& r : skipped) results.push_back(std::move(r));
   outcome.compilations = count_compilations(results);
   const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
-  LeaderboardContext ctx{spec, device, settings, header.command, options.shape_selection, complete, header.started_utc, resumes};
+  LeaderboardContext ctx{spec,   device, settings, header.command, options.shape_selection, complete, header.started_utc,
+                         resumes};
   outcome.leaderboard = build_leaderboard(ctx, results);
   if (device_ids.size() > 1) outcome.leaderboard.devices = device_ids;
   outcome.leaderboard.shard = options.shard;

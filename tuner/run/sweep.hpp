@@ -20,17 +20,17 @@ namespace attn {
 
 struct SweepOptions {
   std::filesystem::path spec_path;
-  std::string device_id;               // empty: the best device for the spec's backends
-  std::vector<std::string> devices;    // several devices of one model sharing the queue (device_id then unused)
-  Shard shard;                         // this process's part of the plan (--shard); the whole plan by default
-  std::string shape_selection;         // --shape
-  std::vector<std::string> kernels;    // --kernel; empty = all
-  std::filesystem::path out;           // empty: results/<spec>.<device>.json
+  std::string device_id;             // empty: the best device for the spec's backends
+  std::vector<std::string> devices;  // several devices of one model sharing the queue (device_id then unused)
+  Shard shard;                       // this process's part of the plan (--shard); the whole plan by default
+  std::string shape_selection;       // --shape
+  std::vector<std::string> kernels;  // --kernel; empty = all
+  std::filesystem::path out;         // empty: results/<spec>.<device>.json
   bool resume = false;
-  bool overwrite = false;              // discard an unfinished journal instead of refusing
-  bool keep_going = false;             // run on when the first configurations all fail to compile alike
+  bool overwrite = false;   // discard an unfinished journal instead of refusing
+  bool keep_going = false;  // run on when the first configurations all fail to compile alike
   RunSettings settings;
-  SearchOptions search;                // --strategy and its budgets; exhaustive: the whole plan
+  SearchOptions search;  // --strategy and its budgets; exhaustive: the whole plan
   std::string command_line;
 };
 
@@ -39,8 +39,8 @@ struct SweepOutcome {
   std::filesystem::path leaderboard_path;
   std::filesystem::path journal_path;
   bool interrupted = false;
-  std::string stopped_early;  // why the sweep stopped before the end of its plan (a source that does not compile)
-  RunSummary summary;         // every result of the leaderboard by status, and what could not run
+  std::string stopped_early;   // why the sweep stopped before the end of its plan (a source that does not compile)
+  RunSummary summary;          // every result of the leaderboard by status, and what could not run
   CompileCounts compilations;  // this sweep's programs: compiled, or read from the compile cache
 };
 

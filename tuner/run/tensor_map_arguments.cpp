@@ -14,8 +14,10 @@ TensorElement element_of(const std::string& text, const std::string& name) {
   if (text == "f16") return TensorElement::f16;
   if (text == "bf16") return TensorElement::bf16;
   if (text == "f32") return TensorElement::f32;
-  fail(fmt::format("{}: the shape's dtype '{}' is not an element type (f16, bf16, f32); give the tensor map an "
-                   "\"element\"", name, text));
+  fail(
+      fmt::format("{}: the shape's dtype '{}' is not an element type (f16, bf16, f32); give the tensor map an "
+                  "\"element\"",
+                  name, text));
 }
 
 }  // namespace
@@ -33,8 +35,7 @@ TensorMapDescription describe_tensor_map(const TensorMapPlan& map, std::size_t i
   return d;
 }
 
-std::vector<KernelArg> tensor_map_arguments(const std::vector<TensorMapPlan>& maps,
-                                            const std::vector<HostBuffer>& host,
+std::vector<KernelArg> tensor_map_arguments(const std::vector<TensorMapPlan>& maps, const std::vector<HostBuffer>& host,
                                             const std::vector<std::unique_ptr<Buffer>>& buffers,
                                             const nlohmann::json& shape_fields) {
   std::vector<KernelArg> args;

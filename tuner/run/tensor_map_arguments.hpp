@@ -15,8 +15,7 @@
 namespace attn {
 
 // Throws Outcome{launch_failed} naming the tensor map when its buffer or element type cannot be had.
-std::vector<KernelArg> tensor_map_arguments(const std::vector<TensorMapPlan>& maps,
-                                            const std::vector<HostBuffer>& host,
+std::vector<KernelArg> tensor_map_arguments(const std::vector<TensorMapPlan>& maps, const std::vector<HostBuffer>& host,
                                             const std::vector<std::unique_ptr<Buffer>>& buffers,
                                             const nlohmann::json& shape_fields);
 

@@ -64,8 +64,9 @@ void resolve_group(std::vector<ConfigResult*> group, const Remeasure& remeasure,
       const auto it = index.find(got.job.key());
       if (it == index.end()) continue;
       if (got.status != Status::ok || !got.timing) {
-        if (note) note(fmt::format("{}: {} when measured again ({}); ranked by the first timings", got.job.key(),
-                                   status_name(got.status), got.reason));
+        if (note)
+          note(fmt::format("{}: {} when measured again ({}); ranked by the first timings", got.job.key(),
+                           status_name(got.status), got.reason));
         return;
       }
       medians[it->second].push_back(got.timing->median_ms);

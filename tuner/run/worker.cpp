@@ -33,8 +33,8 @@ void reply(int fd, const nlohmann::json& message) {
 
 }  // namespace
 
-int serve_worker(const std::filesystem::path& spec_path, const std::string& shape_selection,
-                 const std::string& device_id, const RunSettings& settings, int fd) {
+int serve_worker(const std::filesystem::path& spec_path, const std::string& shape_selection, const std::string& device_id,
+                 const RunSettings& settings, int fd) {
   std::unique_ptr<Device> device;
   std::unique_ptr<Spec> spec;
   std::unique_ptr<Evaluator> evaluator;

@@ -34,7 +34,9 @@ std::string tail(const std::string& s, std::size_t n = 4000) { return s.size() <
 class WorkerRunner final : public ConfigRunner {
  public:
   WorkerRunner(const Spec& spec, std::string device_id, RunSettings settings, std::string shape_selection)
-      : spec_path_(fs::absolute(spec.path)), device_id_(std::move(device_id)), settings_(std::move(settings)),
+      : spec_path_(fs::absolute(spec.path)),
+        device_id_(std::move(device_id)),
+        settings_(std::move(settings)),
         shape_selection_(std::move(shape_selection)) {
     start();  // fail early when the device cannot be opened at all
   }
@@ -88,7 +90,8 @@ class WorkerRunner final : public ConfigRunner {
       return lost(result, "the worker closed its input");
     const auto read = child_->read_line(line, settings_.watchdog_s);
     if (read == Subprocess::Read::timeout)
-      return killed(result, Status::timeout, fmt::format("ran past the {} s watchdog; the worker was killed", settings_.watchdog_s));
+      return killed(result, Status::timeout,
+                    fmt::format("ran past the {} s watchdog; the worker was killed", settings_.watchdog_s));
     if (read == Subprocess::Read::closed) return lost(result, "while running the configuration");
 
     try {
@@ -116,9 +119,9 @@ class WorkerRunner final : public ConfigRunner {
 
  private:
   void start() {
-    const std::vector<std::string> argv = {self_executable(), "worker", "--spec", spec_path_.string(),
-                                           "--device", device_id_, "--settings", settings_.to_json().dump(),
-                                           "--shape", shape_selection_};
+    const std::vector<std::string> argv = {self_executable(), "worker",        "--spec",     spec_path_.string(),
+                                           "--device",        device_id_,      "--settings", settings_.to_json().dump(),
+                                           "--shape",         shape_selection_};
     child_ = std::make_unique<Subprocess>(argv);
     prepared_shape_.clear();
     std::string line;
@@ -173,8 +176,8 @@ class WorkerRunner final : public ConfigRunner {
 
 void set_worker_executable(const fs::path& exe) { worker_executable_override() = exe; }
 
-std::unique_ptr<ConfigRunner> make_worker_runner(const Spec& spec, const std::string& device_id,
-                                                 const RunSettings& settings, const std::string& shape_selection) {
+std::unique_ptr<ConfigRunner> make_worker_runner(const Spec& spec, const std::string& device_id, const RunSettings& settings,
+                                                 const std::string& shape_selection) {
   require_timing_policy_runs_on(settings.timing, device_id);
   return std::make_unique<WorkerRunner>(spec, device_id, settings, shape_selection);
 }

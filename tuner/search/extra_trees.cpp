@@ -71,8 +71,9 @@ int ExtraTrees::grow(Tree& tree, const std::vector<std::vector<double>>& x, cons
   if (best_feature < 0) return index;
 
   const auto f = static_cast<std::size_t>(best_feature);
-  const auto middle = std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
-                                     [&](std::size_t r) { return x[r][f] <= best_threshold; });
+  const auto middle =
+      std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
+                     [&](std::size_t r) { return x[r][f] <= best_threshold; });
   const auto split = static_cast<std::size_t>(middle - rows.begin());
   const int left = grow(tree, x, y, rows, begin, split, rng);
   const int right = grow(tree, x, y, rows, split, end, rng);
@@ -91,7 +92,8 @@ ExtraTrees::Prediction ExtraTrees::predict(const std::vector<double>& features) 
     std::size_t node = 0;
     while (tree[node].feature >= 0)
       node = static_cast<std::size_t>(features[static_cast<std::size_t>(tree[node].feature)] <= tree[node].threshold
-                                          ? tree[node].left : tree[node].right);
+                                          ? tree[node].left
+                                          : tree[node].right);
     sum += tree[node].value;
     sum_sq += tree[node].value * tree[node].value;
   }

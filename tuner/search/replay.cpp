@@ -33,8 +33,11 @@ std::string evals_text(const std::optional<double>& v) { return v ? fmt::format(
 
 RecordedGroup RecordedGroup::of(const LeaderboardGroup& group) {
   const std::vector<Config> recorded = configs_of(group);
-  RecordedGroup g{group.kernel, group.shape,
-                  RecordedSpace(RecordedSpace::params_of(group.param_names(), recorded), recorded), {}, 0};
+  RecordedGroup g{group.kernel,
+                  group.shape,
+                  RecordedSpace(RecordedSpace::params_of(group.param_names(), recorded), recorded),
+                  {},
+                  0};
   double best = std::numeric_limits<double>::infinity();
   for (const auto& e : group.entries) {
     Cost cost;
@@ -95,8 +98,9 @@ ReplayResult replay(const RecordedGroup& group, const ReplayOptions& options) {
     }
     // Unreached runs sort last.
     std::sort(needed.begin(), needed.end(), [](const auto& a, const auto& b) { return a && (!b || *a < *b); });
-    EvalsQuartiles q{quantile(needed, 0.25), quantile(needed, 0.5), quantile(needed, 0.75),
-                     static_cast<int>(std::count_if(needed.begin(), needed.end(), [](const auto& n) { return n.has_value(); }))};
+    EvalsQuartiles q{
+        quantile(needed, 0.25), quantile(needed, 0.5), quantile(needed, 0.75),
+        static_cast<int>(std::count_if(needed.begin(), needed.end(), [](const auto& n) { return n.has_value(); }))};
     result.within.emplace_back(tolerance, q);
   }
 
@@ -118,28 +122,41 @@ nlohmann::json replay_json(const std::vector<ReplayResult>& results, const Repla
     nlohmann::json within = nlohmann::json::array();
     for (const auto& [tolerance, q] : r.within) {
       auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-      within.push_back({{"within", tolerance}, {"q1", value(q.q1)}, {"median", value(q.median)}, {"q3", value(q.q3)},
+      within.push_back({{"within", tolerance},
+                        {"q1", value(q.q1)},
+                        {"median", value(q.median)},
+                        {"q3", value(q.q3)},
                         {"reached", q.reached}});
     }
     nlohmann::json gaps = nlohmann::json::array();
     for (const auto& [budget, gap] : r.gap_at_budget) gaps.push_back({{"budget", budget}, {"median_gap", gap}});
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& run : r.runs)
-      runs.push_back({{"seed", run.seed}, {"evaluations", run.evaluations},
+      runs.push_back({{"seed", run.seed},
+                      {"evaluations", run.evaluations},
                       {"best", run.best ? nlohmann::json(config_key(*run.best)) : nlohmann::json(nullptr)},
                       {"best_ms", run.best ? nlohmann::json(run.best_ms) : nlohmann::json(nullptr)}});
-    groups.push_back({{"kernel", r.kernel}, {"shape", r.shape}, {"space_size", r.space_size}, {"best_ms", r.best_ms},
-                      {"budget", r.budget}, {"evaluations_to_within", within}, {"best_at_budget", gaps}, {"runs", runs}});
+    groups.push_back({{"kernel", r.kernel},
+                      {"shape", r.shape},
+                      {"space_size", r.space_size},
+                      {"best_ms", r.best_ms},
+                      {"budget", r.budget},
+                      {"evaluations_to_within", within},
+                      {"best_at_budget", gaps},
+                      {"runs", runs}});
   }
-  return {{"schema", "attn-tune.replay/1"}, {"strategy", options.strategy}, {"repeat", options.repeat},
-          {"seed", options.seed}, {"groups", groups}};
+  return {{"schema", "attn-tune.replay/1"},
+          {"strategy", options.strategy},
+          {"repeat", options.repeat},
+          {"seed", options.seed},
+          {"groups", groups}};
 }
 
 std::string replay_table(const std::vector<ReplayResult>& results, const ReplayOptions& options) {
   std::string out;
   for (const auto& r : results) {
-    out += fmt::format("{} on {}: {} recorded configurations, best {:.4f} ms; {} over {} runs of {} evaluations\n",
-                       r.kernel, r.shape, r.space_size, r.best_ms, options.strategy, options.repeat, r.budget);
+    out += fmt::format("{} on {}: {} recorded configurations, best {:.4f} ms; {} over {} runs of {} evaluations\n", r.kernel,
+                       r.shape, r.space_size, r.best_ms, options.strategy, options.repeat, r.budget);
     out += "  evaluations to within   median   q1 - q3   reached\n";
     for (const auto& [tolerance, q] : r.within)
       out += fmt::format("  {:>20}   {:>6}   {:>7}   {}/{}\n", fmt::format("{:g}%", tolerance * 100), evals_text(q.median),

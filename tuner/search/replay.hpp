@@ -34,7 +34,7 @@ struct ReplayOptions {
   std::string strategy;
   long long budget_evals = 0;  // 0: the whole recorded space
   int repeat = 20;
-  std::uint64_t seed = 1;      // repeat r runs with seed + r
+  std::uint64_t seed = 1;  // repeat r runs with seed + r
   std::vector<double> within{0.01, 0.03, 0.05};
 };
 

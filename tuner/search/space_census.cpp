@@ -13,7 +13,8 @@ SpaceCensus census(const ConstrainedSpace& space, const CensusLimits& limits) {
   UniformStream rng(stream_seed(limits.seed, "census", 0));
   out.examined = out.exact ? out.product : limits.samples;
   for (long long i = 0; i < out.examined; ++i) {
-    const long long point = out.exact ? i : static_cast<long long>(uniform_index(rng, static_cast<std::uint64_t>(out.product)));
+    const long long point =
+        out.exact ? i : static_cast<long long>(uniform_index(rng, static_cast<std::uint64_t>(out.product)));
     if (const auto failed = space.first_failed(space.at(point))) ++out.excluded_by[*failed];
     else ++out.valid;
   }

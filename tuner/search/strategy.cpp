@@ -18,8 +18,8 @@ std::optional<Config> Strategy::propose() {
   std::optional<Config> c = next();
   if (!c) return std::nullopt;
   if (!proposed_.insert(config_key(*c)).second || !space_.valid(*c))
-    throw Error(fmt::format("search strategy proposed {} configuration {}", space_.valid(*c) ? "an already proposed" : "an invalid",
-                            config_key(*c)));
+    throw Error(fmt::format("search strategy proposed {} configuration {}",
+                            space_.valid(*c) ? "an already proposed" : "an invalid", config_key(*c)));
   return c;
 }
 

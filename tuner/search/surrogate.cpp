@@ -17,9 +17,7 @@ constexpr double kNoImprovement = 1e-12;  // log(time) above the slowest success
 // A value as a number for the log2 feature: integers and booleans as such, reals as
 // themselves; an identifier has none (0: modelled by its position).
 double number(const ParamValue& v) {
-  return v.kind() == ParamValue::Kind::real ? v.real_value()
-         : v.is_bindable()                  ? static_cast<double>(v.integer())
-                                            : 0.0;
+  return v.kind() == ParamValue::Kind::real ? v.real_value() : v.is_bindable() ? static_cast<double>(v.integer()) : 0.0;
 }
 
 }  // namespace
@@ -69,7 +67,8 @@ std::vector<Config> SurrogateSearch::candidates() {
   };
   // The neighbourhoods of the best so far, then uniform samples.
   std::vector<Observation> best = history();
-  std::stable_sort(best.begin(), best.end(), [](const Observation& a, const Observation& b) { return better(a.cost, b.cost); });
+  std::stable_sort(best.begin(), best.end(),
+                   [](const Observation& a, const Observation& b) { return better(a.cost, b.cost); });
   for (std::size_t i = 0; i < std::min(best.size(), kBestNeighbourhoods) && best[i].cost; ++i)
     for (auto& n : unproposed_neighbours(best[i].config)) add(std::move(n));
   for (std::size_t i = 0; i < kSampledCandidates; ++i) {

@@ -15,7 +15,8 @@ Config config_from_assignments(const KernelSpec& kernel, const std::string& pres
   const std::string base = preset.empty() ? kernel.baseline : preset;
   if (!base.empty()) {
     auto it = std::find_if(kernel.presets.begin(), kernel.presets.end(), [&](auto& p) { return p.first == base; });
-    if (it == kernel.presets.end()) throw UsageError(fmt::format("--preset: kernel '{}' has no preset '{}'", kernel.name, base));
+    if (it == kernel.presets.end())
+      throw UsageError(fmt::format("--preset: kernel '{}' has no preset '{}'", kernel.name, base));
     config = it->second;
   }
   const auto names = kernel.param_names();
@@ -28,15 +29,16 @@ Config config_from_assignments(const KernelSpec& kernel, const std::string& pres
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw UsageError(fmt::format("--set: '{}' is not a parameter of kernel '{}' (parameters: {})", name, kernel.name,
                                    fmt::join(names, ", ")));
-    const auto& values = std::find_if(kernel.params.begin(), kernel.params.end(), [&](auto& p) { return p.first == name; })->second;
+    const auto& values =
+        std::find_if(kernel.params.begin(), kernel.params.end(), [&](auto& p) { return p.first == name; })->second;
     const ParamValue::Kind kind = values.front().kind();
     ParamValue value;
     try {
       value = ParamValue::parse(kind, token.substr(eq + 1));
     } catch (const std::exception&) {
       throw UsageError(fmt::format("--set: {} needs {} value", token,
-                                   kind == ParamValue::Kind::integer ? "an integer"
-                                   : kind == ParamValue::Kind::real  ? "a real"
+                                   kind == ParamValue::Kind::integer   ? "an integer"
+                                   : kind == ParamValue::Kind::real    ? "a real"
                                    : kind == ParamValue::Kind::boolean ? "a true/false"
                                                                        : "an identifier"));
     }

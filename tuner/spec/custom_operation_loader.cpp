@@ -50,7 +50,8 @@ const CpuReference* load_cpu_reference(const JsonField& f, const CustomDefinitio
     if (std::find(def.fields.begin(), def.fields.end(), field) == def.fields.end())
       f.fail(fmt::format("'{}' ({}) reads shape field '{}': declare it in shape_fields", name, ref->definition, field));
   auto check = [&](const std::string& buffer, bool output) {
-    const auto it = std::find_if(def.buffers.begin(), def.buffers.end(), [&](const CustomBuffer& b) { return b.name == buffer; });
+    const auto it =
+        std::find_if(def.buffers.begin(), def.buffers.end(), [&](const CustomBuffer& b) { return b.name == buffer; });
     if (it == def.buffers.end() || it->output != output)
       f.fail(fmt::format("'{}' ({}) {} buffer '{}': declare it{}", name, ref->definition, output ? "writes" : "reads",
                          buffer, output ? " with \"output\": true" : " as an input"));
@@ -59,7 +60,8 @@ const CpuReference* load_cpu_reference(const JsonField& f, const CustomDefinitio
   for (const auto& b : ref->outputs) check(b, true);
   for (const auto& b : def.buffers)
     if (b.output && std::find(ref->outputs.begin(), ref->outputs.end(), b.name) == ref->outputs.end())
-      f.fail(fmt::format("'{}' does not compute output buffer '{}' (it writes {})", name, b.name, fmt::join(ref->outputs, ", ")));
+      f.fail(fmt::format("'{}' does not compute output buffer '{}' (it writes {})", name, b.name,
+                         fmt::join(ref->outputs, ", ")));
   return ref;
 }
 
@@ -76,7 +78,8 @@ std::shared_ptr<const Operation> load_custom_operation(const JsonField& f) {
   const JsonField buffers = f.member("buffers");
   for (const auto& [name, b] : buffers.members()) {
     if (!is_identifier(name)) b.fail("a buffer name must be an identifier");
-    if (name == "workspace" || name == "params") b.fail(fmt::format("'{}' names an argument kind; call the buffer otherwise", name));
+    if (name == "workspace" || name == "params")
+      b.fail(fmt::format("'{}' names an argument kind; call the buffer otherwise", name));
     def.buffers.push_back(load_buffer(name, b, def.fields));
   }
   if (std::none_of(def.buffers.begin(), def.buffers.end(), [](const CustomBuffer& b) { return b.output; }))

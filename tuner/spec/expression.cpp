@@ -8,7 +8,6 @@
 #include <muParser.h>
 #include <muParserInt.h>
 
-
 namespace attn {
 namespace {
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <map>
-#include <stdexcept>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -65,8 +65,7 @@ std::vector<std::pair<std::string, JsonField>> JsonField::members() const {
 std::vector<JsonField> JsonField::elements() const {
   if (!value_->is_array()) fail(fmt::format("expected an array, got {}", type_name(*value_)));
   std::vector<JsonField> out;
-  for (std::size_t i = 0; i < value_->size(); ++i)
-    out.push_back(child(fmt::format("[{}]", i), (*value_)[i]));
+  for (std::size_t i = 0; i < value_->size(); ++i) out.push_back(child(fmt::format("[{}]", i), (*value_)[i]));
   return out;
 }
 
@@ -89,7 +88,8 @@ std::string JsonField::string() const {
 
 std::string JsonField::identifier(std::string_view what) const {
   std::string s = string();
-  if (!is_identifier(s)) fail(fmt::format("'{}' is not a valid {} (letters, digits and '_', not starting with a digit)", s, what));
+  if (!is_identifier(s))
+    fail(fmt::format("'{}' is not a valid {} (letters, digits and '_', not starting with a digit)", s, what));
   return s;
 }
 

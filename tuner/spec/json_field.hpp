@@ -58,7 +58,10 @@ class JsonField {
  private:
   JsonField(std::string file, std::string path, std::string merged_path, const json& value,
             std::shared_ptr<const FieldOrigins> origins)
-      : file_(std::move(file)), path_(std::move(path)), merged_path_(std::move(merged_path)), value_(&value),
+      : file_(std::move(file)),
+        path_(std::move(path)),
+        merged_path_(std::move(merged_path)),
+        value_(&value),
         origins_(std::move(origins)) {}
   // The member KEY (or element "[i]") of this value, in the file it is written in.
   JsonField child(std::string_view key, const json& value) const;

@@ -26,10 +26,10 @@ KernelArgument named_argument(const JsonField& f, const ArgumentNames& names) {
   a.kind = KernelArgument::Kind::buffer;
   for (const auto& [shape, buffers] : names.buffers_by_shape)
     if (std::find(buffers.begin(), buffers.end(), name) == buffers.end())
-      f.fail(fmt::format("unknown buffer '{}'{} (known: {}, workspace, params; or a scalar "
-                         "{{\"type\": ..., \"value\": ...}})",
-                         name, names.buffers_by_shape.size() > 1 ? fmt::format(" for shape '{}'", shape) : "",
-                         fmt::join(buffers, ", ")));
+      f.fail(fmt::format(
+          "unknown buffer '{}'{} (known: {}, workspace, params; or a scalar "
+          "{{\"type\": ..., \"value\": ...}})",
+          name, names.buffers_by_shape.size() > 1 ? fmt::format(" for shape '{}'", shape) : "", fmt::join(buffers, ", ")));
   return a;
 }
 
@@ -83,10 +83,10 @@ std::vector<KernelArgument> load_kernel_arguments(const JsonField& f, const Argu
   std::vector<KernelArgument> arguments;
   for (const auto& element : f.elements()) {
     if (!element.value().is_string() && !element.value().is_object())
-      element.fail("expected a buffer name, \"workspace\", \"params\" or a scalar "
-                   "{\"name\": ..., \"type\": ..., \"value\": ...}");
-    KernelArgument a =
-        element.value().is_string() ? named_argument(element, names) : scalar_argument(element, names);
+      element.fail(
+          "expected a buffer name, \"workspace\", \"params\" or a scalar "
+          "{\"name\": ..., \"type\": ..., \"value\": ...}");
+    KernelArgument a = element.value().is_string() ? named_argument(element, names) : scalar_argument(element, names);
     a.field = element.path();
     arguments.push_back(std::move(a));
   }

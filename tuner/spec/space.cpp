@@ -39,7 +39,9 @@ long long product_size(const KernelSpec& kernel) {
 }
 
 SpaceCursor::SpaceCursor(const KernelSpec& kernel, const Bindings& shape_variables)
-    : kernel_(kernel), bindings_(shape_variables), index_(kernel.params.size(), 0),
+    : kernel_(kernel),
+      bindings_(shape_variables),
+      index_(kernel.params.size(), 0),
       product_size_(attn::product_size(kernel)) {
   product_done_ = product_size_ == 0;
 }

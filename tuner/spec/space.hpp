@@ -45,8 +45,8 @@ class SpaceCursor {
   bool next(PlannedConfig& out);
 
   long long product_size() const { return product_size_; }
-  long long pruned() const { return pruned_; }       // product points the constraints removed so far
-  long long examined() const { return examined_; }   // product points looked at so far
+  long long pruned() const { return pruned_; }      // product points the constraints removed so far
+  long long examined() const { return examined_; }  // product points looked at so far
   // Why the first pruned point was pruned ("constraint `WG <= Nq` is false"); empty when none was.
   const std::string& first_pruned_reason() const { return first_pruned_reason_; }
 
@@ -54,8 +54,8 @@ class SpaceCursor {
   bool in_product(const Config& config) const;
 
   const KernelSpec& kernel_;
-  Bindings bindings_;                // the shape's variables, the params' overwritten per point
-  std::vector<std::size_t> index_;   // odometer over the params' value lists
+  Bindings bindings_;               // the shape's variables, the params' overwritten per point
+  std::vector<std::size_t> index_;  // odometer over the params' value lists
   bool product_done_ = false;
   std::size_t next_preset_ = 0;
   std::vector<Config> presets_emitted_;

@@ -44,8 +44,8 @@ inline constexpr const char* kComputeUnitsVariable = "compute_units";
 
 struct LaunchSpec {
   std::string entry;
-  std::vector<Expression> grid;   // 1 to 3 expressions: work-groups per dimension
-  std::vector<Expression> block;  // 1 to 3 expressions: work-items per group
+  std::vector<Expression> grid;     // 1 to 3 expressions: work-groups per dimension
+  std::vector<Expression> block;    // 1 to 3 expressions: work-items per group
   std::vector<Expression> cluster;  // CUDA thread-block cluster, blocks per dimension (empty: none)
   std::optional<Expression> shared_bytes;
 };
@@ -74,12 +74,12 @@ struct KernelSpec {
   std::vector<std::string> backends;  // subset of the spec's sources
   // In file order; one kind per parameter (integers, reals, booleans or identifiers).
   std::vector<std::pair<std::string, std::vector<ParamValue>>> params;
-  std::vector<std::pair<std::string, Expression>> defines;            // extra -D from the shape
+  std::vector<std::pair<std::string, Expression>> defines;  // extra -D from the shape
   std::vector<Expression> constraints;
   std::vector<LaunchSpec> launches;
   std::optional<Expression> workspace_bytes;
-  std::vector<TensorMapSpec> tensor_maps;  // kernel arguments after the params struct
-  std::vector<KernelArgument> arguments;  // empty: the operation's default (buffers, workspace, params)
+  std::vector<TensorMapSpec> tensor_maps;               // kernel arguments after the params struct
+  std::vector<KernelArgument> arguments;                // empty: the operation's default (buffers, workspace, params)
   std::vector<std::pair<std::string, Config>> presets;  // label -> configuration, in file order
   std::string baseline;                                 // a preset label, or empty
 
@@ -89,17 +89,17 @@ struct KernelSpec {
 };
 
 struct Spec {
-  std::filesystem::path path;  // as given
-  std::string sha256;          // of the file's bytes, and of every file it extends (SpecDocument::sha256)
+  std::filesystem::path path;   // as given
+  std::string sha256;           // of the file's bytes, and of every file it extends (SpecDocument::sha256)
   std::vector<SpecFile> files;  // the spec's file, then each file it extends
   std::string name;
   std::string description;
   std::string operation;
-  std::shared_ptr<const Operation> custom_operation;  // "operation": "custom": the one the spec declares
-  std::map<std::string, std::filesystem::path> sources;  // backend -> resolved source path
-  std::vector<std::filesystem::path> include_dirs;       // resolved
+  std::shared_ptr<const Operation> custom_operation;                 // "operation": "custom": the one the spec declares
+  std::map<std::string, std::filesystem::path> sources;              // backend -> resolved source path
+  std::vector<std::filesystem::path> include_dirs;                   // resolved
   std::map<std::string, std::vector<std::string>> compiler_options;  // backend -> flags
-  std::string cuda_arch;  // empty = the device's
+  std::string cuda_arch;                                             // empty = the device's
   Tolerance tolerance;
   std::vector<Shape> shapes;
   std::vector<KernelSpec> kernels;

@@ -18,10 +18,8 @@ using json = JsonField::json;
 void erase_under(FieldOrigins& origins, const std::string& path) {
   for (auto it = origins.lower_bound(path); it != origins.end() && it->first.starts_with(path);) {
     const std::string_view rest = std::string_view(it->first).substr(path.size());
-    if (rest.empty() || rest.front() == '.' || rest.front() == '[')
-      it = origins.erase(it);
-    else
-      ++it;
+    if (rest.empty() || rest.front() == '.' || rest.front() == '[') it = origins.erase(it);
+    else ++it;
   }
 }
 
@@ -88,8 +86,8 @@ void merge_kernels(const JsonField& kernels, const json& base_doc, const FieldOr
     erase_under(out.origins, at);
     if (!from.empty()) {
       const std::string base_at = "kernels." + from;
-      for (auto it = base_origins.lower_bound(base_at + "."); it != base_origins.end() && it->first.starts_with(base_at + ".");
-           ++it)
+      for (auto it = base_origins.lower_bound(base_at + ".");
+           it != base_origins.end() && it->first.starts_with(base_at + "."); ++it)
         out.origins[at + it->first.substr(base_at.size())] = it->second;
     }
     for (const auto& [field, value] : block.members()) {
@@ -125,7 +123,8 @@ Resolved resolve(const fs::path& path, std::vector<fs::path>& chain) {
   const JsonField ext = root.member("extends");
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   const fs::path base_path = (dir / ext.string()).lexically_normal();
-  if (!fs::is_regular_file(base_path)) ext.fail(fmt::format("file not found: {} (resolved to {})", ext.string(), base_path.string()));
+  if (!fs::is_regular_file(base_path))
+    ext.fail(fmt::format("file not found: {} (resolved to {})", ext.string(), base_path.string()));
   chain.push_back(fs::weakly_canonical(path));
   if (std::find(chain.begin(), chain.end(), fs::weakly_canonical(base_path)) != chain.end())
     ext.fail(fmt::format("{} extends this file again: a spec cannot extend itself", base_path.string()));

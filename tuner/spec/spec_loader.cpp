@@ -32,8 +32,10 @@ Expression parse_expression(const JsonField& f, const std::vector<std::string>& 
   } catch (const ExpressionError& e) {
     for (const auto& name : opaque)
       if (std::string(e.what()).find("'" + name + "'") != std::string::npos)
-        f.fail(fmt::format("'{}' is a real or identifier parameter: expressions see integer and boolean (0/1) "
-                           "parameters only; it reaches the kernel as a -D option or a template argument", name));
+        f.fail(
+            fmt::format("'{}' is a real or identifier parameter: expressions see integer and boolean (0/1) "
+                        "parameters only; it reaches the kernel as a -D option or a template argument",
+                        name));
     f.fail(e.what());
   }
 }
@@ -74,10 +76,8 @@ nlohmann::json load_shape(const JsonField& f, const Operation& op) {
     if (!given) {
       if (field.default_value.is_string() && field.type == ShapeField::Type::Integer)
         out[field.name] = out.at(field.default_value.get<std::string>());  // default: another field's value
-      else if (field.required)
-        f.member(field.name);  // fails: missing required field
-      else
-        out[field.name] = field.default_value;
+      else if (field.required) f.member(field.name);                       // fails: missing required field
+      else out[field.name] = field.default_value;
       continue;
     }
     switch (field.type) {
@@ -121,8 +121,10 @@ std::string load_entry(const JsonField& f, const std::vector<std::string>& backe
     f.fail("expected a kernel entry point name, or a template instance \"name<ARG, ...>\" (no nested templates)");
   for (const auto& backend : backends)
     if (backend != "cuda")
-      f.fail(fmt::format("'{}' is a templated entry, resolved by NVRTC; {} has no templates: give the kernel "
-                         "\"backends\": [\"cuda\"]", text, backend));
+      f.fail(
+          fmt::format("'{}' is a templated entry, resolved by NVRTC; {} has no templates: give the kernel "
+                      "\"backends\": [\"cuda\"]",
+                      text, backend));
   static const std::regex argument(R"(\s*[A-Za-z0-9_.+\-]+\s*)");
   const std::string args = text.substr(lt + 1, text.size() - lt - 2);
   for (std::size_t start = 0;;) {
@@ -174,14 +176,14 @@ std::vector<TensorMapSpec> load_tensor_maps(const JsonField& f, const std::vecto
 // One value of a parameter of KIND: a JSON integer is read as a real where the parameter is real.
 ParamValue load_value(const JsonField& f, ParamValue::Kind kind) {
   const nlohmann::json& j = f.value();
-  const bool fits = kind == ParamValue::Kind::integer ? j.is_number_integer()
-                    : kind == ParamValue::Kind::real  ? j.is_number()
+  const bool fits = kind == ParamValue::Kind::integer   ? j.is_number_integer()
+                    : kind == ParamValue::Kind::real    ? j.is_number()
                     : kind == ParamValue::Kind::boolean ? j.is_boolean()
                                                         : j.is_string();
   if (!fits)
     f.fail(fmt::format("expected {}, got {}",
-                       kind == ParamValue::Kind::integer ? "an integer"
-                       : kind == ParamValue::Kind::real  ? "a real"
+                       kind == ParamValue::Kind::integer   ? "an integer"
+                       : kind == ParamValue::Kind::real    ? "a real"
                        : kind == ParamValue::Kind::boolean ? "true or false"
                                                            : "an identifier",
                        j.type_name()));
@@ -217,8 +219,8 @@ std::vector<ParamValue> load_param_values(const JsonField& values) {
 }
 
 KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& spec, const Operation& op) {
-  f.expect_object({"description", "shapes", "backends", "params", "defines", "constraints", "launches",
-                   "workspace_bytes", "tensor_maps", "arguments", "presets", "baseline"});
+  f.expect_object({"description", "shapes", "backends", "params", "defines", "constraints", "launches", "workspace_bytes",
+                   "tensor_maps", "arguments", "presets", "baseline"});
   KernelSpec k;
   k.name = name;
   if (auto d = f.optional_member("description")) k.description = d->string();
@@ -229,7 +231,8 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
   for (const auto& [param, values] : f.member("params").members()) {
     if (!is_identifier(param)) values.fail("a parameter name must be a C identifier");
     if (std::find(variables.begin(), variables.end(), param) != variables.end())
-      values.fail(fmt::format("'{}' is a shape variable of operation '{}'; give the parameter another name", param, op.name()));
+      values.fail(
+          fmt::format("'{}' is a shape variable of operation '{}'; give the parameter another name", param, op.name()));
     std::vector<ParamValue> list = load_param_values(values);
     (list.front().is_bindable() ? names : opaque).push_back(param);
     k.params.emplace_back(param, std::move(list));
@@ -390,7 +393,8 @@ Spec load_spec(const fs::path& path) {
     const JsonField ref = root.member("custom").member("reference");
     const auto it = std::find_if(spec.kernels.begin(), spec.kernels.end(),
                                  [&](const KernelSpec& k) { return k.name == reference->kernel; });
-    if (it == spec.kernels.end()) ref.member("kernel").fail(fmt::format("no kernel named '{}' in this spec", reference->kernel));
+    if (it == spec.kernels.end())
+      ref.member("kernel").fail(fmt::format("no kernel named '{}' in this spec", reference->kernel));
     if (!reference->preset.empty() &&
         std::none_of(it->presets.begin(), it->presets.end(), [&](auto& p) { return p.first == reference->preset; }))
       ref.member("preset").fail(fmt::format("'{}' is not one of kernel '{}''s presets", reference->preset, it->name));

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <optional>
-#include <thread>
 #include <cctype>
 #include <climits>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -46,10 +46,10 @@ struct Context {
 struct Module {
   std::shared_ptr<Context> ctx;
   CUmodule module = nullptr;
-  std::vector<CUfunction> functions;               // by entry index
-  std::vector<int> max_dynamic_shared;             // current CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-  std::vector<int> max_threads;                    // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-  std::vector<int> static_shared;                  // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+  std::vector<CUfunction> functions;    // by entry index
+  std::vector<int> max_dynamic_shared;  // current CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  std::vector<int> max_threads;         // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+  std::vector<int> static_shared;       // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
   std::vector<std::optional<std::vector<std::size_t>>> param_sizes;  // when the driver can say
 
   ~Module() {
@@ -107,9 +107,9 @@ std::string kernel_module_version() {
   std::istringstream words(line);
   std::string w;
   while (words >> w) {
-    const bool looks_like_version =
-        w.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(w.front())) &&
-        w.find_first_not_of("0123456789.") == std::string::npos;
+    const bool looks_like_version = w.find('.') != std::string::npos &&
+                                    std::isdigit(static_cast<unsigned char>(w.front())) &&
+                                    w.find_first_not_of("0123456789.") == std::string::npos;
     if (looks_like_version) return w;
   }
   return {};
@@ -139,15 +139,13 @@ DeviceInfo query_info(int ordinal) {
   std::size_t total = 0;
   ATTN_CU(cuDeviceTotalMem(&total, dev));
   info.global_mem_bytes = total;
-  info.local_mem_bytes =
-      static_cast<std::uint64_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+  info.local_mem_bytes = static_cast<std::uint64_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
   info.cache_bytes = static_cast<std::uint64_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-  info.max_work_group_size =
-      static_cast<std::uint64_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+  info.max_work_group_size = static_cast<std::uint64_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
   info.registers_per_sm = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
   info.max_threads_per_sm = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-  info.shared_mem_per_sm = static_cast<std::uint64_t>(
-      attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
+  info.shared_mem_per_sm =
+      static_cast<std::uint64_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
   return info;
 }
 
@@ -180,8 +178,7 @@ std::optional<std::vector<std::size_t>> param_sizes(CUfunction f) {
 
 unsigned int dim(std::uint64_t v, const char* what, int axis, const std::string& entry) {
   if (v == 0 || v > UINT_MAX)
-    throw LaunchError(fmt::format("cuda: launch of '{}': {}[{}] = {} is out of range", entry, what,
-                                  axis, v));
+    throw LaunchError(fmt::format("cuda: launch of '{}': {}[{}] = {} is out of range", entry, what, axis, v));
   return static_cast<unsigned int>(v);
 }
 
@@ -198,8 +195,7 @@ KernelResources CudaProgram::resources(const std::string& entry) const {
 }
 
 std::unique_ptr<Program> compile_cuda_offline(const CompileRequest& request) {
-  if (request.arch.empty())
-    throw UsageError("cuda: compiling without a device needs a target architecture (--arch sm_90)");
+  if (request.arch.empty()) throw UsageError("cuda: compiling without a device needs a target architecture (--arch sm_90)");
   std::unique_ptr<CudaProgram> p(new CudaProgram());
   p->result_ = nvrtc_compile(request);
   p->entries_ = request.entries;
@@ -253,8 +249,8 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   cu::driver();  // BackendError saying why there is no driver
   const int n = device_count();
   if (ordinal < 0 || ordinal >= n)
-    throw UsageError(fmt::format("no CUDA device cuda:{} (this machine has {} CUDA device{})", ordinal,
-                                 n, n == 1 ? "" : "s"));
+    throw UsageError(
+        fmt::format("no CUDA device cuda:{} (this machine has {} CUDA device{})", ordinal, n, n == 1 ? "" : "s"));
   info_ = query_info(ordinal);
   limits_ = arch_limits_for(info_);
   ctx_ = std::make_shared<Context>(ordinal);
@@ -270,8 +266,7 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   std::string why;
   if (cu::driver().cuDeviceGetPCIBusId(bus_id, sizeof bus_id - 1, ctx_->device) == CUDA_SUCCESS)
     nvml_ = NvmlDevice::open(bus_id, &why);
-  else
-    why = "cuDeviceGetPCIBusId failed";
+  else why = "cuDeviceGetPCIBusId failed";
   if (!nvml_) spdlog::info("{}: no clock readings (NVML: {})", info_.id, why);
 }
 
@@ -302,8 +297,7 @@ const CudaBuffer& as_cuda(const Buffer& b, const std::shared_ptr<Context>& ctx, 
 void CudaDevice::write(Buffer& dst, const void* src, std::size_t bytes) {
   guarded(lost_, lost_reason_, info_.id, [&] {
     const CudaBuffer& b = as_cuda(dst, ctx_, "write");
-    if (bytes > b.size())
-      throw BackendError(fmt::format("cuda: write of {} bytes into a buffer of {}", bytes, b.size()));
+    if (bytes > b.size()) throw BackendError(fmt::format("cuda: write of {} bytes into a buffer of {}", bytes, b.size()));
     if (bytes == 0) return;
     make_current();
     ATTN_CU(cuMemcpyHtoD(b.ptr(), src, bytes));
@@ -313,8 +307,7 @@ void CudaDevice::write(Buffer& dst, const void* src, std::size_t bytes) {
 void CudaDevice::read(const Buffer& src, void* dst, std::size_t bytes) {
   guarded(lost_, lost_reason_, info_.id, [&] {
     const CudaBuffer& b = as_cuda(src, ctx_, "read");
-    if (bytes > b.size())
-      throw BackendError(fmt::format("cuda: read of {} bytes from a buffer of {}", bytes, b.size()));
+    if (bytes > b.size()) throw BackendError(fmt::format("cuda: read of {} bytes from a buffer of {}", bytes, b.size()));
     if (bytes == 0) return;
     make_current();
     ATTN_CU(cuMemcpyDtoH(dst, b.ptr(), bytes));
@@ -383,8 +376,7 @@ std::unique_ptr<Program> CudaDevice::compile(const CompileRequest& request) {
       if (cu::is_sticky_error(r)) throw DeviceLost(what + "; the CUDA context is no longer usable");
       std::string log = p->result_.log;
       if (!error_log.empty()) log += (log.empty() ? "" : "\n") + error_log;
-      throw CompileError(fmt::format("{} ({} code for a {} device, {})", what, p->result_.arch,
-                                     info_.arch, info_.name),
+      throw CompileError(fmt::format("{} ({} code for a {} device, {})", what, p->result_.arch, info_.arch, info_.name),
                          log);
     }
     for (const auto& entry : p->entries_) {
@@ -431,27 +423,27 @@ namespace {
 // The function for a launch, checked against its limits, with its dynamic
 // shared-memory limit raised when the launch needs more than it allows (48 KB
 // less the static shared memory until raised).
-CUfunction prepare(Module& m, const std::vector<std::string>& entries, const Launch& launch,
-                   const DeviceInfo& info) {
+CUfunction prepare(Module& m, const std::vector<std::string>& entries, const Launch& launch, const DeviceInfo& info) {
   const auto it = std::find(entries.begin(), entries.end(), launch.entry);
   if (it == entries.end())
-    throw LaunchError(fmt::format("cuda: the program has no entry '{}' (compiled entries: {})",
-                                  launch.entry, fmt::join(entries, ", ")));
+    throw LaunchError(
+        fmt::format("cuda: the program has no entry '{}' (compiled entries: {})", launch.entry, fmt::join(entries, ", ")));
   const std::size_t i = static_cast<std::size_t>(it - entries.begin());
   CUfunction f = m.functions[i];
 
   const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
   if (threads > static_cast<std::uint64_t>(m.max_threads[i]))
-    throw LaunchError(fmt::format("cuda: launch of '{}': {} threads per block exceed the kernel's "
-                                  "limit of {} (registers, __launch_bounds__)",
-                                  launch.entry, threads, m.max_threads[i]));
+    throw LaunchError(
+        fmt::format("cuda: launch of '{}': {} threads per block exceed the kernel's "
+                    "limit of {} (registers, __launch_bounds__)",
+                    launch.entry, threads, m.max_threads[i]));
   if (launch.dynamic_shared_bytes > static_cast<std::uint64_t>(m.max_dynamic_shared[i])) {
     const std::uint64_t total = launch.dynamic_shared_bytes + static_cast<std::uint64_t>(m.static_shared[i]);
     if (total > info.local_mem_bytes || launch.dynamic_shared_bytes > INT_MAX)
-      throw LaunchError(fmt::format("cuda: launch of '{}': {} bytes of dynamic shared memory (plus {} "
-                                    "static) exceed the {} bytes a block may use on {}",
-                                    launch.entry, launch.dynamic_shared_bytes, m.static_shared[i],
-                                    info.local_mem_bytes, info.name));
+      throw LaunchError(
+          fmt::format("cuda: launch of '{}': {} bytes of dynamic shared memory (plus {} "
+                      "static) exceed the {} bytes a block may use on {}",
+                      launch.entry, launch.dynamic_shared_bytes, m.static_shared[i], info.local_mem_bytes, info.name));
     const int bytes = static_cast<int>(launch.dynamic_shared_bytes);
     ATTN_CU_LAUNCH(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
     m.max_dynamic_shared[i] = bytes;
@@ -469,7 +461,7 @@ struct CudaDevice::PreparedLaunches {
     unsigned int cluster[3];  // 1, 1, 1: a plain launch
   };
   std::vector<One> launches;
-  std::vector<CUdeviceptr> pointers;  // params point into these, the tensor maps and the args' bytes
+  std::vector<CUdeviceptr> pointers;     // params point into these, the tensor maps and the args' bytes
   std::vector<CUtensorMap> tensor_maps;  // reserved once: never moved after params point into it
   std::vector<void*> params;
 };
@@ -490,8 +482,8 @@ CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program
     if (args[a].buffer && args[a].tensor_map) {
       const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
       if (!b || b->ctx() != ctx_)
-        throw LaunchError(fmt::format("cuda: argument {} is a tensor map of a buffer of another device than {}", a,
-                                      info_.id));
+        throw LaunchError(
+            fmt::format("cuda: argument {} is a tensor map of a buffer of another device than {}", a, info_.id));
       const cu::TensorMapEncoding enc = cu::tensor_map_encoding(*args[a].tensor_map, b->ptr(), b->size());
       cu::encode_tensor_map(enc, args[a].tensor_map->name, &out.tensor_maps.emplace_back());
       out.params[a] = &out.tensor_maps.back();
@@ -518,13 +510,13 @@ CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program
     const std::size_t i = static_cast<std::size_t>(std::find(entries.begin(), entries.end(), l.entry) - entries.begin());
     if (const auto& want = m.param_sizes[i]) {
       if (want->size() != args.size())
-        throw LaunchError(fmt::format("cuda: kernel '{}' takes {} arguments, {} given", l.entry,
-                                      want->size(), args.size()));
+        throw LaunchError(fmt::format("cuda: kernel '{}' takes {} arguments, {} given", l.entry, want->size(), args.size()));
       for (std::size_t a = 0; a < args.size(); ++a)
         if ((*want)[a] != sizes[a])
-          throw LaunchError(fmt::format("cuda: argument {} of '{}' is {} bytes; the kernel's parameter "
-                                        "is {} bytes",
-                                        a, l.entry, sizes[a], (*want)[a]));
+          throw LaunchError(
+              fmt::format("cuda: argument {} of '{}' is {} bytes; the kernel's parameter "
+                          "is {} bytes",
+                          a, l.entry, sizes[a], (*want)[a]));
     }
     for (int d = 0; d < 3; ++d) {
       p.g[d] = dim(l.grid[static_cast<std::size_t>(d)], "grid", d, l.entry);
@@ -534,9 +526,10 @@ CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program
     for (int d = 0; d < 3; ++d) p.cluster[d] = dim(l.cluster[static_cast<std::size_t>(d)], "cluster", d, l.entry);
     if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1) {
       if (!cu::driver().cuLaunchKernelEx)
-        throw LaunchError(fmt::format("cuda: launch of '{}' in clusters of {}x{}x{} blocks needs cuLaunchKernelEx "
-                                      "(CUDA 12 or later; driver version {})",
-                                      l.entry, p.cluster[0], p.cluster[1], p.cluster[2], cu::driver().version));
+        throw LaunchError(
+            fmt::format("cuda: launch of '{}' in clusters of {}x{}x{} blocks needs cuLaunchKernelEx "
+                        "(CUDA 12 or later; driver version {})",
+                        l.entry, p.cluster[0], p.cluster[1], p.cluster[2], cu::driver().version));
       // clusters of more than 8 blocks are "non-portable": allowed per function
       if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 8)
         ATTN_CU_LAUNCH(cuFuncSetAttribute(p.f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
@@ -550,8 +543,8 @@ void CudaDevice::enqueue(const PreparedLaunches& prepared) {
   for (const auto& p : prepared.launches) {
     void** params = const_cast<void**>(prepared.params.data());
     if (p.cluster[0] * p.cluster[1] * p.cluster[2] == 1) {
-      ATTN_CU_LAUNCH(cuLaunchKernel(p.f, p.g[0], p.g[1], p.g[2], p.b[0], p.b[1], p.b[2], p.smem, state_->stream,
-                                    params, nullptr));
+      ATTN_CU_LAUNCH(
+          cuLaunchKernel(p.f, p.g[0], p.g[1], p.g[2], p.b[0], p.b[1], p.b[2], p.smem, state_->stream, params, nullptr));
       continue;
     }
     CUlaunchAttribute cluster{};
@@ -574,8 +567,7 @@ void CudaDevice::enqueue(const PreparedLaunches& prepared) {
   }
 }
 
-double CudaDevice::run(const Program& program, const std::vector<Launch>& launches,
-                       const std::vector<KernelArg>& args) {
+double CudaDevice::run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) {
   return guarded(lost_, lost_reason_, info_.id, [&]() -> double {
     if (launches.empty()) {
       module_of(program);
@@ -693,8 +685,7 @@ double CudaDevice::occupancy(const Program& program, const Launch& launch) {
   });
 }
 
-std::optional<OccupancyResult> CudaDevice::theoretical_occupancy(const Program& program,
-                                                                 const Launch& launch) const {
+std::optional<OccupancyResult> CudaDevice::theoretical_occupancy(const Program& program, const Launch& launch) const {
   return attn::theoretical_occupancy(limits_, program.resources(launch.entry), launch);
 }
 

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "tuner/backend/device.hpp"
 #include "tuner/backend/cuda/nvml.hpp"
 #include "tuner/backend/cuda/nvrtc_compiler.hpp"
 #include "tuner/backend/cuda/occupancy.hpp"
+#include "tuner/backend/device.hpp"
 
 namespace attn {
 
@@ -56,8 +56,8 @@ class CudaProgram final : public Program {
 
   NvrtcResult result_;
   std::vector<std::string> entries_;
-  std::vector<KernelResources> resources_;        // by entries_ index
-  std::shared_ptr<cuda_detail::Module> module_;   // null offline
+  std::vector<KernelResources> resources_;       // by entries_ index
+  std::shared_ptr<cuda_detail::Module> module_;  // null offline
 };
 
 class CudaDevice final : public Device {
@@ -87,8 +87,7 @@ class CudaDevice final : public Device {
   // Launches in order on one stream between two events; returns the events'
   // elapsed milliseconds. Raises a kernel's dynamic shared-memory limit when a
   // launch asks for more than 48 KB.
-  double run(const Program& program, const std::vector<Launch>& launches,
-             const std::vector<KernelArg>& args) override;
+  double run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) override;
 
   // The launches captured from the stream into a CUDA graph, instantiated once;
   // each replay() is one cuGraphLaunch between two events.
@@ -110,8 +109,7 @@ class CudaDevice final : public Device {
 
   // Theoretical occupancy of one launch from the program's resources and this
   // device's limits (occupancy.hpp), without the driver.
-  std::optional<OccupancyResult> theoretical_occupancy(const Program& program,
-                                                       const Launch& launch) const;
+  std::optional<OccupancyResult> theoretical_occupancy(const Program& program, const Launch& launch) const;
 
   // theoretical_occupancy() and occupancy() into a leaderboard entry's resources.
   void describe_launch(const Program& program, const Launch& launch, KernelResources& resources) override;

@@ -21,8 +21,7 @@ namespace {
 constexpr const char* kLibrary = "libcuda.so.1";
 
 // cuGetProcAddress as of CUDA 12 (the _v2 symbol, with the query result).
-using GetProcAddressFn = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t,
-                                            CUdriverProcAddressQueryResult*);
+using GetProcAddressFn = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
 struct LoadState {
   bool library_found = false;
@@ -48,12 +47,10 @@ LoadState load() {
   DriverApi& api = s.api;
   // The three calls needed before cuGetProcAddress come straight from dlsym.
   api.cuInit = reinterpret_cast<decltype(api.cuInit)>(dlsym(lib, "cuInit"));
-  api.cuDriverGetVersion =
-      reinterpret_cast<decltype(api.cuDriverGetVersion)>(dlsym(lib, "cuDriverGetVersion"));
+  api.cuDriverGetVersion = reinterpret_cast<decltype(api.cuDriverGetVersion)>(dlsym(lib, "cuDriverGetVersion"));
   auto get_proc = reinterpret_cast<GetProcAddressFn>(dlsym(lib, "cuGetProcAddress_v2"));
   if (!api.cuInit || !api.cuDriverGetVersion) {
-    s.why = fmt::format("{}: cuInit/cuDriverGetVersion not exported (not an NVIDIA driver?)",
-                        kLibrary);
+    s.why = fmt::format("{}: cuInit/cuDriverGetVersion not exported (not an NVIDIA driver?)", kLibrary);
     return s;
   }
   int version = 0;
@@ -69,8 +66,7 @@ LoadState load() {
     *slot = nullptr;
     if (get_proc) {
       CUdriverProcAddressQueryResult status{};
-      if (get_proc(api_name, slot, want, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) !=
-              CUDA_SUCCESS ||
+      if (get_proc(api_name, slot, want, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) != CUDA_SUCCESS ||
           status != CU_GET_PROC_ADDRESS_SUCCESS)
         *slot = nullptr;
     }
@@ -79,16 +75,14 @@ LoadState load() {
   };
   // #name is the API name ("cuMemAlloc"); ATTN_CU_STR_(name) the symbol <cuda.h>
   // maps it to ("cuMemAlloc_v2"), which dlsym needs.
-#define ATTN_CU_RESOLVE(name) \
-  resolve(#name, ATTN_CU_STR_(name), reinterpret_cast<void**>(&api.name));
+#define ATTN_CU_RESOLVE(name) resolve(#name, ATTN_CU_STR_(name), reinterpret_cast<void**>(&api.name));
   ATTN_CU_DRIVER_FUNCTIONS(ATTN_CU_RESOLVE)
 #undef ATTN_CU_RESOLVE
   {
     const std::string required = std::move(missing);
     missing.clear();
     resolve("cuFuncGetParamInfo", "cuFuncGetParamInfo", reinterpret_cast<void**>(&api.cuFuncGetParamInfo));
-    resolve("cuTensorMapEncodeTiled", "cuTensorMapEncodeTiled",
-            reinterpret_cast<void**>(&api.cuTensorMapEncodeTiled));
+    resolve("cuTensorMapEncodeTiled", "cuTensorMapEncodeTiled", reinterpret_cast<void**>(&api.cuTensorMapEncodeTiled));
     resolve("cuLaunchKernelEx", "cuLaunchKernelEx", reinterpret_cast<void**>(&api.cuLaunchKernelEx));
     missing = required;  // the optional ones may be absent
   }
@@ -145,26 +139,25 @@ const DriverApi* loaded_driver() noexcept { return g_loaded.load(std::memory_ord
 
 bool is_sticky_error(CUresult r) noexcept {
   switch (static_cast<int>(r)) {
-    case CUDA_ERROR_ECC_UNCORRECTABLE:     // 214
-    case CUDA_ERROR_NVLINK_UNCORRECTABLE:  // 220
-    case 226:                              // CUDA_ERROR_CONTAINED (12.x)
-    case CUDA_ERROR_ILLEGAL_ADDRESS:       // 700
-    case CUDA_ERROR_LAUNCH_TIMEOUT:        // 702
-    case CUDA_ERROR_CONTEXT_IS_DESTROYED:  // 709
-    case CUDA_ERROR_ASSERT:                // 710: device-side assert / __trap
-    case CUDA_ERROR_HARDWARE_STACK_ERROR:  // 714
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION:   // 715
-    case CUDA_ERROR_MISALIGNED_ADDRESS:    // 716
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE: // 717
-    case CUDA_ERROR_INVALID_PC:            // 718
-    case CUDA_ERROR_LAUNCH_FAILED:         // 719: trap, and other device exceptions
-    case 721:                              // CUDA_ERROR_TENSOR_MEMORY_LEAK (12.8)
-    case 810:                              // CUDA_ERROR_MPS_CLIENT_TERMINATED
-    case 911:                              // CUDA_ERROR_EXTERNAL_DEVICE
-    case CUDA_ERROR_UNKNOWN:               // 999: nothing more can be trusted
+    case CUDA_ERROR_ECC_UNCORRECTABLE:      // 214
+    case CUDA_ERROR_NVLINK_UNCORRECTABLE:   // 220
+    case 226:                               // CUDA_ERROR_CONTAINED (12.x)
+    case CUDA_ERROR_ILLEGAL_ADDRESS:        // 700
+    case CUDA_ERROR_LAUNCH_TIMEOUT:         // 702
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:   // 709
+    case CUDA_ERROR_ASSERT:                 // 710: device-side assert / __trap
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:   // 714
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:    // 715
+    case CUDA_ERROR_MISALIGNED_ADDRESS:     // 716
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:  // 717
+    case CUDA_ERROR_INVALID_PC:             // 718
+    case CUDA_ERROR_LAUNCH_FAILED:          // 719: trap, and other device exceptions
+    case 721:                               // CUDA_ERROR_TENSOR_MEMORY_LEAK (12.8)
+    case 810:                               // CUDA_ERROR_MPS_CLIENT_TERMINATED
+    case 911:                               // CUDA_ERROR_EXTERNAL_DEVICE
+    case CUDA_ERROR_UNKNOWN:                // 999: nothing more can be trusted
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -184,14 +177,13 @@ std::string error_string(CUresult r) {
 
 std::string describe_error(CUresult r, const char* call, const char* file, int line) {
   const std::string text = error_string(r);
-  return fmt::format("cuda: {} failed: {}{} at {}:{}", call, error_name(r),
-                     text.empty() ? "" : " (" + text + ")", short_file(file), line);
+  return fmt::format("cuda: {} failed: {}{} at {}:{}", call, error_name(r), text.empty() ? "" : " (" + text + ")",
+                     short_file(file), line);
 }
 
 void throw_error(CUresult r, const char* call, const char* file, int line, Failure kind) {
   std::string message = describe_error(r, call, file, line);
-  if (is_sticky_error(r))
-    throw DeviceLost(message + "; the CUDA context is no longer usable");
+  if (is_sticky_error(r)) throw DeviceLost(message + "; the CUDA context is no longer usable");
   if (kind == Failure::launch) throw LaunchError(message);
   throw BackendError(message);
 }

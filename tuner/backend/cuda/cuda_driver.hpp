@@ -32,46 +32,46 @@ namespace attn::cu {
 // <cuda.h> maps one to a versioned symbol (cuMemAlloc -> cuMemAlloc_v2), the
 // member takes that name and type too, so `driver().cuMemAlloc(...)` calls the
 // version the header describes.
-#define ATTN_CU_DRIVER_FUNCTIONS(X)                                                   \
-  X(cuInit)                                                                           \
-  X(cuDriverGetVersion)                                                               \
-  X(cuGetErrorName)                                                                   \
-  X(cuGetErrorString)                                                                 \
-  X(cuDeviceGetCount)                                                                 \
-  X(cuDeviceGet)                                                                      \
-  X(cuDeviceGetName)                                                                  \
-  X(cuDeviceGetAttribute)                                                             \
-  X(cuDeviceTotalMem)                                                                 \
-  X(cuDevicePrimaryCtxRetain)                                                         \
-  X(cuDevicePrimaryCtxRelease)                                                        \
-  X(cuCtxSetCurrent)                                                                  \
-  X(cuCtxSynchronize)                                                                 \
-  X(cuMemAlloc)                                                                       \
-  X(cuMemFree)                                                                        \
-  X(cuMemcpyHtoD)                                                                     \
-  X(cuMemcpyDtoH)                                                                     \
-  X(cuMemsetD8Async)                                                                  \
-  X(cuModuleLoadDataEx)                                                               \
-  X(cuModuleUnload)                                                                   \
-  X(cuModuleGetFunction)                                                              \
-  X(cuFuncGetAttribute)                                                               \
-  X(cuFuncSetAttribute)                                                               \
-  X(cuLaunchKernel)                                                                   \
-  X(cuStreamCreate)                                                                   \
-  X(cuStreamDestroy)                                                                  \
-  X(cuStreamSynchronize)                                                              \
-  X(cuEventCreate)                                                                    \
-  X(cuEventDestroy)                                                                   \
-  X(cuEventRecord)                                                                    \
-  X(cuEventSynchronize)                                                               \
-  X(cuEventElapsedTime)                                                               \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                      \
-  X(cuDeviceGetPCIBusId)                                                              \
-  X(cuStreamBeginCapture)                                                             \
-  X(cuStreamEndCapture)                                                               \
-  X(cuGraphInstantiateWithFlags)                                                      \
-  X(cuGraphLaunch)                                                                    \
-  X(cuGraphExecDestroy)                                                               \
+#define ATTN_CU_DRIVER_FUNCTIONS(X)              \
+  X(cuInit)                                      \
+  X(cuDriverGetVersion)                          \
+  X(cuGetErrorName)                              \
+  X(cuGetErrorString)                            \
+  X(cuDeviceGetCount)                            \
+  X(cuDeviceGet)                                 \
+  X(cuDeviceGetName)                             \
+  X(cuDeviceGetAttribute)                        \
+  X(cuDeviceTotalMem)                            \
+  X(cuDevicePrimaryCtxRetain)                    \
+  X(cuDevicePrimaryCtxRelease)                   \
+  X(cuCtxSetCurrent)                             \
+  X(cuCtxSynchronize)                            \
+  X(cuMemAlloc)                                  \
+  X(cuMemFree)                                   \
+  X(cuMemcpyHtoD)                                \
+  X(cuMemcpyDtoH)                                \
+  X(cuMemsetD8Async)                             \
+  X(cuModuleLoadDataEx)                          \
+  X(cuModuleUnload)                              \
+  X(cuModuleGetFunction)                         \
+  X(cuFuncGetAttribute)                          \
+  X(cuFuncSetAttribute)                          \
+  X(cuLaunchKernel)                              \
+  X(cuStreamCreate)                              \
+  X(cuStreamDestroy)                             \
+  X(cuStreamSynchronize)                         \
+  X(cuEventCreate)                               \
+  X(cuEventDestroy)                              \
+  X(cuEventRecord)                               \
+  X(cuEventSynchronize)                          \
+  X(cuEventElapsedTime)                          \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+  X(cuDeviceGetPCIBusId)                         \
+  X(cuStreamBeginCapture)                        \
+  X(cuStreamEndCapture)                          \
+  X(cuGraphInstantiateWithFlags)                 \
+  X(cuGraphLaunch)                               \
+  X(cuGraphExecDestroy)                          \
   X(cuGraphDestroy)
 
 struct DriverApi {
@@ -114,8 +114,7 @@ std::string error_string(CUresult r);
 std::string describe_error(CUresult r, const char* call, const char* file, int line);
 
 // Throws DeviceLost for sticky errors, else LaunchError or BackendError by kind.
-[[noreturn]] void throw_error(CUresult r, const char* call, const char* file, int line,
-                              Failure kind);
+[[noreturn]] void throw_error(CUresult r, const char* call, const char* file, int line, Failure kind);
 
 // Logs a failure (a warning) and returns r; never throws.
 CUresult check_nothrow(CUresult r, const char* call, const char* file, int line) noexcept;
@@ -135,11 +134,10 @@ bool driver_library_found();
 
 }  // namespace attn
 
-#define ATTN_CU_CHECK_IMPL_(call, kind)                                                   \
-  do {                                                                                    \
-    const CUresult attn_cu_result_ = ::attn::cu::driver().call;                           \
-    if (attn_cu_result_ != CUDA_SUCCESS)                                                  \
-      ::attn::cu::throw_error(attn_cu_result_, #call, __FILE__, __LINE__, kind);          \
+#define ATTN_CU_CHECK_IMPL_(call, kind)                                                                             \
+  do {                                                                                                              \
+    const CUresult attn_cu_result_ = ::attn::cu::driver().call;                                                     \
+    if (attn_cu_result_ != CUDA_SUCCESS) ::attn::cu::throw_error(attn_cu_result_, #call, __FILE__, __LINE__, kind); \
   } while (0)
 
 // A driver call outside launches: BackendError (DeviceLost when sticky).
@@ -147,8 +145,6 @@ bool driver_library_found();
 // A launch or its completion: LaunchError (DeviceLost when sticky).
 #define ATTN_CU_LAUNCH(call) ATTN_CU_CHECK_IMPL_(call, ::attn::cu::Failure::launch)
 // For destructors and cleanup: logs a failure, never throws; yields the CUresult.
-#define ATTN_CU_NOTHROW(call)                                                             \
-  ::attn::cu::check_nothrow(::attn::cu::loaded_driver()                                   \
-                                ? ::attn::cu::loaded_driver()->call                       \
-                                : CUDA_ERROR_NOT_INITIALIZED,                             \
+#define ATTN_CU_NOTHROW(call)                                                                                             \
+  ::attn::cu::check_nothrow(::attn::cu::loaded_driver() ? ::attn::cu::loaded_driver()->call : CUDA_ERROR_NOT_INITIALIZED, \
                             #call, __FILE__, __LINE__)

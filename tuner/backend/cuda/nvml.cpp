@@ -14,9 +14,9 @@ namespace {
 using nvmlReturn = int;
 using nvmlDevice = void*;
 constexpr nvmlReturn kSuccess = 0;
-constexpr int kClockSm = 1;           // NVML_CLOCK_SM
-constexpr int kClockMem = 2;          // NVML_CLOCK_MEM
-constexpr int kTemperatureGpu = 0;    // NVML_TEMPERATURE_GPU
+constexpr int kClockSm = 1;         // NVML_CLOCK_SM
+constexpr int kClockMem = 2;        // NVML_CLOCK_MEM
+constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
 
 struct NvmlApi {
   nvmlReturn (*init)() = nullptr;
@@ -80,10 +80,15 @@ const NvmlApi& nvml() {
 }  // namespace
 
 std::vector<std::string> clock_event_reason_names(std::uint64_t reasons) {
-  static const std::pair<std::uint64_t, const char*> kNames[] = {
-      {0x1, "gpu_idle"},           {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
-      {0x8, "hw_slowdown"},        {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"},  {0x100, "display_clock_setting"}};
+  static const std::pair<std::uint64_t, const char*> kNames[] = {{0x1, "gpu_idle"},
+                                                                 {0x2, "applications_clocks_setting"},
+                                                                 {0x4, "sw_power_cap"},
+                                                                 {0x8, "hw_slowdown"},
+                                                                 {0x10, "sync_boost"},
+                                                                 {0x20, "sw_thermal_slowdown"},
+                                                                 {0x40, "hw_thermal_slowdown"},
+                                                                 {0x80, "hw_power_brake_slowdown"},
+                                                                 {0x100, "display_clock_setting"}};
   std::vector<std::string> names;
   std::uint64_t known = 0;
   for (const auto& [bit, name] : kNames) {
@@ -102,8 +107,9 @@ std::unique_ptr<NvmlDevice> NvmlDevice::open(const std::string& pci_bus_id, std:
   }
   nvmlDevice handle = nullptr;
   if (const nvmlReturn r = api.handle_by_pci_bus_id(pci_bus_id.c_str(), &handle); r != kSuccess) {
-    if (why) *why = fmt::format("nvmlDeviceGetHandleByPciBusId({}): {}", pci_bus_id,
-                                api.error_string ? api.error_string(r) : std::to_string(r));
+    if (why)
+      *why = fmt::format("nvmlDeviceGetHandleByPciBusId({}): {}", pci_bus_id,
+                         api.error_string ? api.error_string(r) : std::to_string(r));
     return nullptr;
   }
   std::unique_ptr<NvmlDevice> d(new NvmlDevice());
@@ -113,8 +119,7 @@ std::unique_ptr<NvmlDevice> NvmlDevice::open(const std::string& pci_bus_id, std:
   unsigned mhz = 0;
   if (api.applications_clock && api.applications_clock(handle, kClockSm, &mhz) == kSuccess && mhz > 0)
     d->expected_sm_mhz_ = mhz;
-  else if (api.max_clock_info && api.max_clock_info(handle, kClockSm, &mhz) == kSuccess)
-    d->expected_sm_mhz_ = mhz;
+  else if (api.max_clock_info && api.max_clock_info(handle, kClockSm, &mhz) == kSuccess) d->expected_sm_mhz_ = mhz;
   return d;
 }
 
@@ -129,8 +134,7 @@ std::optional<ClockReading> NvmlDevice::read() const {
   if (api.power_usage && api.power_usage(handle_, &v) == kSuccess) c.power_w = v / 1000.0;
   if (api.temperature && api.temperature(handle_, kTemperatureGpu, &v) == kSuccess) c.temperature_c = v;
   unsigned long long reasons = 0;
-  if (api.event_reasons && api.event_reasons(handle_, &reasons) == kSuccess)
-    c.reasons = clock_event_reason_names(reasons);
+  if (api.event_reasons && api.event_reasons(handle_, &reasons) == kSuccess) c.reasons = clock_event_reason_names(reasons);
   return c;
 }
 

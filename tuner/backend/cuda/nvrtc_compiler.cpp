@@ -28,15 +28,13 @@ namespace {
 // ---- NVRTC call checking ---------------------------------------------------
 
 [[noreturn]] void throw_nvrtc(nvrtcResult r, const char* call, const char* file, int line) {
-  throw BackendError(fmt::format("nvrtc: {} failed: {} at {}:{}", call, nvrtcGetErrorString(r),
-                                 file, line));
+  throw BackendError(fmt::format("nvrtc: {} failed: {} at {}:{}", call, nvrtcGetErrorString(r), file, line));
 }
 
-#define ATTN_NVRTC(call)                                                         \
-  do {                                                                           \
-    const nvrtcResult attn_nvrtc_result_ = (call);                               \
-    if (attn_nvrtc_result_ != NVRTC_SUCCESS)                                     \
-      throw_nvrtc(attn_nvrtc_result_, #call, __FILE__, __LINE__);                \
+#define ATTN_NVRTC(call)                                                                                 \
+  do {                                                                                                   \
+    const nvrtcResult attn_nvrtc_result_ = (call);                                                       \
+    if (attn_nvrtc_result_ != NVRTC_SUCCESS) throw_nvrtc(attn_nvrtc_result_, #call, __FILE__, __LINE__); \
   } while (0)
 
 class NvrtcProgram {
@@ -180,8 +178,7 @@ PtxasReport parse_ptxas_log(std::string_view log) {
     // nvcc prints a function's stack line without the "ptxas" prefix.
     if (!starts_with(line, "ptxas") && line.find("bytes stack frame") == std::string_view::npos) continue;
 
-    if (starts_with(line, "ptxas warning") || starts_with(line, "ptxas error") ||
-        starts_with(line, "ptxas fatal")) {
+    if (starts_with(line, "ptxas warning") || starts_with(line, "ptxas error") || starts_with(line, "ptxas fatal")) {
       report.warnings.emplace_back(line);
       continue;
     }
@@ -230,8 +227,7 @@ PtxasReport parse_ptxas_log(std::string_view log) {
     } else if (body.find("bytes gmem") != std::string_view::npos) {
       report.gmem_bytes = number_before(body, " bytes gmem");
       for (const auto& [bank, bytes] : cmem_banks(body)) report.cmem_bytes[bank] += bytes;
-    } else if (body.find("bytes cmem[") != std::string_view::npos &&
-               !starts_with(body, "Compile time")) {
+    } else if (body.find("bytes cmem[") != std::string_view::npos && !starts_with(body, "Compile time")) {
       for (const auto& [bank, bytes] : cmem_banks(body)) report.cmem_bytes[bank] += bytes;
     }
   }
@@ -255,10 +251,8 @@ KernelResources resources_from_ptxas(const PtxasReport& report, std::string_view
 
 std::vector<std::filesystem::path> cuda_toolkit_include_dirs() {
   std::string list;
-  if (const char* env = std::getenv("ATTN_TUNE_CUDA_INCLUDE"); env && *env)
-    list = env;
-  else
-    list = ATTN_TUNE_CUDA_INCLUDE_DIRS;
+  if (const char* env = std::getenv("ATTN_TUNE_CUDA_INCLUDE"); env && *env) list = env;
+  else list = ATTN_TUNE_CUDA_INCLUDE_DIRS;
   std::vector<std::filesystem::path> dirs;
   auto add = [&](const std::filesystem::path& p) {
     std::error_code ec;
@@ -282,8 +276,7 @@ std::vector<std::filesystem::path> cuda_toolkit_include_dirs() {
 }
 
 std::vector<std::string> nvrtc_options(const CompileRequest& request, std::string_view arch,
-                                       const std::vector<std::filesystem::path>& toolkit_dirs,
-                                       bool no_cache) {
+                                       const std::vector<std::filesystem::path>& toolkit_dirs, bool no_cache) {
   std::vector<std::string> opts;
   opts.push_back("--gpu-architecture=" + std::string(arch));
   opts.push_back("-std=c++17");
@@ -292,8 +285,7 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request, std::strin
   for (const Define& d : request.defines) {
     if (!is_identifier(d.name))
       throw CompileError(fmt::format("nvrtc: -D name '{}' is not a C identifier", d.name),
-                         fmt::format("refused option -D{}={}: names must match [A-Za-z_][A-Za-z0-9_]*",
-                                     d.name, d.value));
+                         fmt::format("refused option -D{}={}: names must match [A-Za-z_][A-Za-z0-9_]*", d.name, d.value));
     opts.push_back(fmt::format("-D{}={}", d.name, d.value));
   }
   for (const auto& dir : request.include_dirs) opts.push_back("-I" + dir.string());
@@ -343,8 +335,7 @@ bool ptx_has_entry(std::string_view ptx, std::string_view entry) {
   std::size_t pos = 0;
   while ((pos = ptx.find(key, pos)) != std::string_view::npos) {
     const std::size_t after = pos + key.size();
-    if (after >= ptx.size() || ptx[after] == '(' || std::isspace(static_cast<unsigned char>(ptx[after])))
-      return true;
+    if (after >= ptx.size() || ptx[after] == '(' || std::isspace(static_cast<unsigned char>(ptx[after]))) return true;
     pos = after;
   }
   return false;
@@ -363,9 +354,7 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
   const nvrtcResult r = nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
   out.log = program.log();
   if (r != NVRTC_SUCCESS)
-    throw CompileError(fmt::format("nvrtc: {} did not compile for {}: {}", name, out.arch,
-                                   nvrtcGetErrorString(r)),
-                       out.log);
+    throw CompileError(fmt::format("nvrtc: {} did not compile for {}: {}", name, out.arch, nvrtcGetErrorString(r)), out.log);
   std::size_t size = 0;
   if (out.is_cubin) {
     ATTN_NVRTC(nvrtcGetCUBINSize(program.get(), &size));
@@ -379,8 +368,7 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
   const auto t1 = std::chrono::steady_clock::now();
   out.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   if (out.image.empty())
-    throw CompileError(fmt::format("nvrtc: {} compiled for {} to an empty image", name, out.arch),
-                       out.log);
+    throw CompileError(fmt::format("nvrtc: {} compiled for {} to an empty image", name, out.arch), out.log);
   for (const std::string& entry : request.entries) {
     if (!is_name_expression(entry)) continue;
     const char* lowered = nullptr;
@@ -402,11 +390,10 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
       found = ptx_has_entry(std::string_view(out.image.data(), out.image.size()), out.symbol(entry));
     }
     if (!found)
-      throw CompileError(
-          fmt::format("nvrtc: {} has no kernel '{}' (entries must be extern \"C\" __global__ "
-                      "functions)",
-                      name, entry),
-          out.log);
+      throw CompileError(fmt::format("nvrtc: {} has no kernel '{}' (entries must be extern \"C\" __global__ "
+                                     "functions)",
+                                     name, entry),
+                         out.log);
   }
   return out;
 }
@@ -435,7 +422,10 @@ std::string nvrtc_cache_key(const CompileRequest& request, const std::string& so
 CacheEntry entry_of(const NvrtcResult& r) {
   CacheEntry e;
   e.log = r.log;
-  e.details = {{"arch", r.arch}, {"is_cubin", r.is_cubin}, {"options", r.options}, {"compile_ms", r.compile_ms},
+  e.details = {{"arch", r.arch},
+               {"is_cubin", r.is_cubin},
+               {"options", r.options},
+               {"compile_ms", r.compile_ms},
                {"lowered_names", r.lowered_names}};
   e.image = r.image;
   return e;
@@ -463,15 +453,12 @@ std::string NvrtcResult::symbol(const std::string& entry) const {
 NvrtcResult nvrtc_compile(const CompileRequest& request, std::string_view arch) {
   NvrtcResult out;
   std::string target(arch.empty() ? std::string_view(request.arch) : arch);
-  if (target.empty())
-    throw UsageError("cuda: no target architecture to compile for (give --arch, e.g. sm_90)");
+  if (target.empty()) throw UsageError("cuda: no target architecture to compile for (give --arch, e.g. sm_90)");
 
-  const std::string source =
-      request.source_text.empty() ? read_text_file(request.source_path) : request.source_text;
+  const std::string source = request.source_text.empty() ? read_text_file(request.source_path) : request.source_text;
   // NVRTC resolves "quoted" includes relative to this name's directory, as nvcc
   // does relative to the file, and names it in its messages.
-  const std::string name =
-      request.source_path.empty() ? std::string("kernel.cu") : request.source_path.string();
+  const std::string name = request.source_path.empty() ? std::string("kernel.cu") : request.source_path.string();
 
   out.options = nvrtc_options(request, target, cuda_toolkit_include_dirs(), nvrtc_has_cache());
   out.arch = effective_arch(out.options);

@@ -40,26 +40,26 @@ namespace attn {
 // "Function properties for x", "N bytes stack frame, ...", "Used N registers, ...").
 struct PtxasFunction {
   std::string name;
-  bool is_entry = false;            // a __global__ ("Compiling entry function")
-  std::string arch;                 // "sm_90" as ptxas printed it, for entries
+  bool is_entry = false;  // a __global__ ("Compiling entry function")
+  std::string arch;       // "sm_90" as ptxas printed it, for entries
   std::optional<long long> registers;
   std::optional<long long> barriers;
   std::optional<long long> stack_frame_bytes;
   std::optional<long long> spill_store_bytes;
   std::optional<long long> spill_load_bytes;
-  std::optional<long long> smem_bytes;               // static shared memory (0 when not printed)
+  std::optional<long long> smem_bytes;  // static shared memory (0 when not printed)
   std::optional<long long> cumulative_stack_bytes;
-  std::map<int, long long> cmem_bytes;               // constant bank -> bytes (sm_80: cmem[0] = params)
+  std::map<int, long long> cmem_bytes;  // constant bank -> bytes (sm_80: cmem[0] = params)
   // "(C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized ..."
   // lines naming this function: the kernel runs, but slower than its code suggests.
   std::vector<std::string> performance_notes;
 };
 
 struct PtxasReport {
-  std::optional<long long> gmem_bytes;       // global (__device__) variables
-  std::map<int, long long> cmem_bytes;       // module-level constant banks (__constant__)
-  std::vector<PtxasFunction> functions;      // in the log's order, entries and device functions
-  std::vector<std::string> warnings;         // "ptxas warning/error/fatal : ..." lines, as printed
+  std::optional<long long> gmem_bytes;   // global (__device__) variables
+  std::map<int, long long> cmem_bytes;   // module-level constant banks (__constant__)
+  std::vector<PtxasFunction> functions;  // in the log's order, entries and device functions
+  std::vector<std::string> warnings;     // "ptxas warning/error/fatal : ..." lines, as printed
 
   const PtxasFunction* find(std::string_view name) const;
 };
@@ -82,8 +82,7 @@ std::vector<std::filesystem::path> cuda_toolkit_include_dirs();
 // Throws CompileError when a define's name is not an identifier.
 // no_cache: add --no-cache (nvrtc_has_cache() says whether this NVRTC needs it).
 std::vector<std::string> nvrtc_options(const CompileRequest& request, std::string_view arch,
-                                       const std::vector<std::filesystem::path>& toolkit_dirs,
-                                       bool no_cache);
+                                       const std::vector<std::filesystem::path>& toolkit_dirs, bool no_cache);
 
 // "13.0", from nvrtcVersion.
 std::string nvrtc_version();

@@ -10,8 +10,7 @@
 namespace attn {
 namespace {
 
-ArchLimits make(const char* arch, int major, int minor, int warps, int blocks, long long smem_sm,
-                long long smem_block) {
+ArchLimits make(const char* arch, int major, int minor, int warps, int blocks, long long smem_sm, long long smem_block) {
   ArchLimits l;
   l.arch = arch;
   l.major = major;
@@ -39,12 +38,9 @@ const std::array<ArchLimits, 4>& table() {
 // "sm_90a" -> "sm_90"; "compute_90" -> "sm_90".
 std::string base_arch(std::string_view arch) {
   std::string_view digits;
-  if (arch.substr(0, 3) == "sm_")
-    digits = arch.substr(3);
-  else if (arch.substr(0, 8) == "compute_")
-    digits = arch.substr(8);
-  else
-    return std::string(arch);
+  if (arch.substr(0, 3) == "sm_") digits = arch.substr(3);
+  else if (arch.substr(0, 8) == "compute_") digits = arch.substr(8);
+  else return std::string(arch);
   std::size_t n = 0;
   while (n < digits.size() && std::isdigit(static_cast<unsigned char>(digits[n]))) ++n;
   return "sm_" + std::string(digits.substr(0, n));
@@ -94,8 +90,7 @@ OccupancyResult theoretical_occupancy(const ArchLimits& L, const OccupancyInput&
   // Warps.
   if (in.threads_per_block > L.max_threads_per_block) {
     r.limit_warps = 0;
-    r.invalid = fmt::format("{} threads per block exceed the limit of {}", in.threads_per_block,
-                            L.max_threads_per_block);
+    r.invalid = fmt::format("{} threads per block exceed the limit of {}", in.threads_per_block, L.max_threads_per_block);
   } else {
     r.limit_warps = L.max_warps_per_sm / warps_per_block;
   }
@@ -104,22 +99,21 @@ OccupancyResult theoretical_occupancy(const ArchLimits& L, const OccupancyInput&
   r.limit_blocks = L.max_blocks_per_sm;
 
   // Registers: allocated per warp in units of register_alloc_unit, per sub-partition.
-  const long long regs_per_warp = round_up(static_cast<long long>(in.registers_per_thread) * L.warp_size,
-                                           L.register_alloc_unit);
+  const long long regs_per_warp =
+      round_up(static_cast<long long>(in.registers_per_thread) * L.warp_size, L.register_alloc_unit);
   r.registers_per_block = static_cast<int>(regs_per_warp * warps_per_block);
   // The hardware check assumes the warps are spread over all sub-partitions.
   const long long regs_assumed = regs_per_warp * round_up(warps_per_block, L.sub_partitions);
   if (in.registers_per_thread > L.max_registers_per_thread) {
     r.limit_registers = 0;
     if (r.invalid.empty())
-      r.invalid = fmt::format("{} registers per thread exceed the limit of {}",
-                              in.registers_per_thread, L.max_registers_per_thread);
+      r.invalid =
+          fmt::format("{} registers per thread exceed the limit of {}", in.registers_per_thread, L.max_registers_per_thread);
   } else if (regs_assumed > L.max_registers_per_block || r.registers_per_block > L.max_registers_per_block) {
     r.limit_registers = 0;
     if (r.invalid.empty())
       r.invalid = fmt::format("{} registers per block exceed the limit of {}",
-                              std::max<long long>(regs_assumed, r.registers_per_block),
-                              L.max_registers_per_block);
+                              std::max<long long>(regs_assumed, r.registers_per_block), L.max_registers_per_block);
   } else if (regs_per_warp == 0) {
     r.limit_registers = INT_MAX;
   } else {
@@ -134,19 +128,17 @@ OccupancyResult theoretical_occupancy(const ArchLimits& L, const OccupancyInput&
   if (r.shared_per_block > L.max_shared_per_block + L.shared_reserved_per_block) {
     r.limit_shared = 0;
     if (r.invalid.empty())
-      r.invalid = fmt::format("{} bytes of shared memory per block exceed the limit of {}",
-                              requested, L.max_shared_per_block);
+      r.invalid =
+          fmt::format("{} bytes of shared memory per block exceed the limit of {}", requested, L.max_shared_per_block);
   } else {
-    r.limit_shared = r.shared_per_block > 0 ? static_cast<int>(L.shared_per_sm / r.shared_per_block)
-                                            : INT_MAX;
+    r.limit_shared = r.shared_per_block > 0 ? static_cast<int>(L.shared_per_sm / r.shared_per_block) : INT_MAX;
   }
 
   int blocks = std::min({r.limit_warps, r.limit_blocks, r.limit_registers, r.limit_shared});
 
   // Barriers (Hopper on).
   r.limit_barriers = INT_MAX;
-  if (L.major >= 9 && in.barriers > 0)
-    r.limit_barriers = L.barriers_per_block_slot * L.max_blocks_per_sm / in.barriers;
+  if (L.major >= 9 && in.barriers > 0) r.limit_barriers = L.barriers_per_block_slot * L.max_blocks_per_sm / in.barriers;
   blocks = std::min(blocks, r.limit_barriers);
 
   if (blocks > 0) {
@@ -179,8 +171,7 @@ OccupancyResult theoretical_occupancy(const ArchLimits& L, const OccupancyInput&
   return r;
 }
 
-std::optional<OccupancyResult> theoretical_occupancy(const ArchLimits& limits,
-                                                     const KernelResources& resources,
+std::optional<OccupancyResult> theoretical_occupancy(const ArchLimits& limits, const KernelResources& resources,
                                                      const Launch& launch) {
   if (!resources.registers) return std::nullopt;
   OccupancyInput in;

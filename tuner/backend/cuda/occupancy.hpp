@@ -25,7 +25,7 @@
 namespace attn {
 
 struct ArchLimits {
-  std::string arch;                       // "sm_90"
+  std::string arch;  // "sm_90"
   int major = 0, minor = 0;
   int warp_size = 32;
   int max_threads_per_block = 1024;
@@ -34,13 +34,13 @@ struct ArchLimits {
   int registers_per_sm = 65536;
   int max_registers_per_block = 65536;
   int max_registers_per_thread = 255;
-  int register_alloc_unit = 256;          // registers, per warp
-  int sub_partitions = 4;                 // register file split across schedulers
-  long long shared_per_sm = 0;            // bytes, largest carveout
-  long long max_shared_per_block = 0;     // bytes usable by one block, opt-in (static + dynamic)
+  int register_alloc_unit = 256;               // registers, per warp
+  int sub_partitions = 4;                      // register file split across schedulers
+  long long shared_per_sm = 0;                 // bytes, largest carveout
+  long long max_shared_per_block = 0;          // bytes usable by one block, opt-in (static + dynamic)
   long long shared_reserved_per_block = 1024;  // bytes the driver keeps per block (sm_80+)
-  int shared_alloc_unit = 128;            // bytes
-  int barriers_per_block_slot = 2;        // Hopper: 2 * max_blocks_per_sm barriers per SM
+  int shared_alloc_unit = 128;                 // bytes
+  int barriers_per_block_slot = 2;             // Hopper: 2 * max_blocks_per_sm barriers per SM
 };
 
 // The table: sm_80, sm_86, sm_89, sm_90 (also sm_90a / sm_90f: the suffix is dropped).
@@ -62,25 +62,24 @@ struct OccupancyInput {
 };
 
 struct OccupancyResult {
-  int blocks_per_sm = 0;        // resident blocks
-  int warps_per_sm = 0;         // resident warps
-  double occupancy = 0;         // warps_per_sm / max_warps_per_sm, 0..1
+  int blocks_per_sm = 0;  // resident blocks
+  int warps_per_sm = 0;   // resident warps
+  double occupancy = 0;   // warps_per_sm / max_warps_per_sm, 0..1
   // Blocks per SM each resource allows (one that does not apply reads 1048576), and which
   // one (or ones, ", "-joined) binds: "warps", "blocks", "registers", "shared memory",
   // "barriers".
   int limit_warps = 0, limit_blocks = 0, limit_registers = 0, limit_shared = 0, limit_barriers = 0;
   std::string limited_by;
-  int registers_per_block = 0;        // allocated
-  long long shared_per_block = 0;     // allocated, reserved part included
-  std::string invalid;                // why the launch cannot run at all, when blocks_per_sm == 0
+  int registers_per_block = 0;     // allocated
+  long long shared_per_block = 0;  // allocated, reserved part included
+  std::string invalid;             // why the launch cannot run at all, when blocks_per_sm == 0
 };
 
 OccupancyResult theoretical_occupancy(const ArchLimits& limits, const OccupancyInput& in);
 
 // For a compiled kernel and a launch: nullopt when resources.registers is unknown.
 // Static shared memory from resources.static_local_bytes (0 when unknown).
-std::optional<OccupancyResult> theoretical_occupancy(const ArchLimits& limits,
-                                                     const KernelResources& resources,
+std::optional<OccupancyResult> theoretical_occupancy(const ArchLimits& limits, const KernelResources& resources,
                                                      const Launch& launch);
 
 }  // namespace attn

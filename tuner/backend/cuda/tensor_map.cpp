@@ -31,8 +31,7 @@ std::uint32_t data_type(TensorElement e) {
 
 }  // namespace
 
-TensorMapEncoding tensor_map_encoding(const TensorMapDescription& d, std::uint64_t address,
-                                      std::uint64_t buffer_bytes) {
+TensorMapEncoding tensor_map_encoding(const TensorMapDescription& d, std::uint64_t address, std::uint64_t buffer_bytes) {
   const std::size_t rank = d.dims.size();
   const std::uint64_t elem = element_bytes(d.element);
   if (rank < 1 || rank > 5) fail(d, fmt::format("dims has {} entries; a tensor map has 1 to 5", rank));
@@ -67,14 +66,15 @@ TensorMapEncoding tensor_map_encoding(const TensorMapDescription& d, std::uint64
   }
   if (rank > 1 && d.strides[0] < d.dims[0] * elem)
     fail(d, fmt::format("strides[0] = {} bytes is less than a row of dims[0] = {} {} elements", d.strides[0], d.dims[0],
-                     element_name(d.element)));
+                        element_name(d.element)));
   if (last_byte > buffer_bytes)
     fail(d, fmt::format("the tensor spans {} bytes; its buffer holds {}", last_byte, buffer_bytes));
   const std::uint64_t inner = std::uint64_t{d.box[0]} * elem;
-  if (inner % 16 != 0) fail(d, fmt::format("box[0] = {} elements ({} bytes) is not a multiple of 16 bytes", d.box[0], inner));
+  if (inner % 16 != 0)
+    fail(d, fmt::format("box[0] = {} elements ({} bytes) is not a multiple of 16 bytes", d.box[0], inner));
   if (d.swizzle_bytes != 0 && inner > static_cast<std::uint64_t>(d.swizzle_bytes))
-    fail(d, fmt::format("box[0] = {} elements ({} bytes) exceed the {}-byte swizzle span", d.box[0], inner,
-                     d.swizzle_bytes));
+    fail(d,
+         fmt::format("box[0] = {} elements ({} bytes) exceed the {}-byte swizzle span", d.box[0], inner, d.swizzle_bytes));
   e.swizzle = d.swizzle_bytes == 0 ? 0 : d.swizzle_bytes == 32 ? 1 : d.swizzle_bytes == 64 ? 2 : 3;
   e.l2_promotion = 2;  // 128 B: the tiles are read whole
   return e;
@@ -83,14 +83,14 @@ TensorMapEncoding tensor_map_encoding(const TensorMapDescription& d, std::uint64
 void encode_tensor_map(const TensorMapEncoding& e, const std::string& name, void* out) {
   const DriverApi& api = driver();
   if (!api.cuTensorMapEncodeTiled)
-    throw LaunchError(fmt::format("{}: the driver (version {}) has no cuTensorMapEncodeTiled (CUDA 12 or newer)", name,
-                                  api.version));
+    throw LaunchError(
+        fmt::format("{}: the driver (version {}) has no cuTensorMapEncodeTiled (CUDA 12 or newer)", name, api.version));
   const CUresult r = api.cuTensorMapEncodeTiled(
       static_cast<CUtensorMap*>(out), static_cast<CUtensorMapDataType>(e.data_type), e.rank,
-      reinterpret_cast<void*>(static_cast<std::uintptr_t>(e.global_address)), e.global_dim.data(),
-      e.global_strides.data(), e.box_dim.data(), e.element_strides.data(),
-      static_cast<CUtensorMapInterleave>(e.interleave), static_cast<CUtensorMapSwizzle>(e.swizzle),
-      static_cast<CUtensorMapL2promotion>(e.l2_promotion), static_cast<CUtensorMapFloatOOBfill>(e.oob_fill));
+      reinterpret_cast<void*>(static_cast<std::uintptr_t>(e.global_address)), e.global_dim.data(), e.global_strides.data(),
+      e.box_dim.data(), e.element_strides.data(), static_cast<CUtensorMapInterleave>(e.interleave),
+      static_cast<CUtensorMapSwizzle>(e.swizzle), static_cast<CUtensorMapL2promotion>(e.l2_promotion),
+      static_cast<CUtensorMapFloatOOBfill>(e.oob_fill));
   if (r != CUDA_SUCCESS)
     throw LaunchError(fmt::format("{}: cuTensorMapEncodeTiled failed: {} ({})", name, error_name(r), error_string(r)));
 }

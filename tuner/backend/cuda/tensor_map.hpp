@@ -23,17 +23,16 @@ struct TensorMapEncoding {
   std::array<std::uint64_t, 4> global_strides{};  // bytes, for dims 1 .. rank - 1
   std::array<std::uint32_t, 5> box_dim{};
   std::array<std::uint32_t, 5> element_strides{};  // 1: every element of the box
-  std::uint32_t interleave = 0;                     // CU_TENSOR_MAP_INTERLEAVE_NONE
-  std::uint32_t swizzle = 0;                        // NONE 0, 32B 1, 64B 2, 128B 3
-  std::uint32_t l2_promotion = 0;                   // NONE 0, 64B 1, 128B 2, 256B 3
-  std::uint32_t oob_fill = 0;                       // CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE: zeros
+  std::uint32_t interleave = 0;                    // CU_TENSOR_MAP_INTERLEAVE_NONE
+  std::uint32_t swizzle = 0;                       // NONE 0, 32B 1, 64B 2, 128B 3
+  std::uint32_t l2_promotion = 0;                  // NONE 0, 64B 1, 128B 2, 256B 3
+  std::uint32_t oob_fill = 0;                      // CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE: zeros
 };
 
 // Checks DESC against the driver's rules for a tiled map of a buffer of
 // BUFFER_BYTES at ADDRESS and maps it; throws LaunchError naming the field
 // ("tensor_maps[1] (k): box[0] = 128 elements (256 bytes) exceed the 128-byte swizzle span").
-TensorMapEncoding tensor_map_encoding(const TensorMapDescription& desc, std::uint64_t address,
-                                      std::uint64_t buffer_bytes);
+TensorMapEncoding tensor_map_encoding(const TensorMapDescription& desc, std::uint64_t address, std::uint64_t buffer_bytes);
 
 // Encodes ENC into the 128-byte CUtensorMap at OUT (64-byte aligned) with the
 // driver's cuTensorMapEncodeTiled; LaunchError when the driver refuses it.

@@ -8,7 +8,8 @@ namespace attn {
 
 const char* cl_error_name(cl_int code) {
   switch (code) {
-#define ATTN_CL_CASE(name) case name: return #name;
+#define ATTN_CL_CASE(name) \
+  case name: return #name;
     ATTN_CL_CASE(CL_DEVICE_NOT_FOUND)
     ATTN_CL_CASE(CL_DEVICE_NOT_AVAILABLE)
     ATTN_CL_CASE(CL_COMPILER_NOT_AVAILABLE)

@@ -15,9 +15,8 @@ const char* cl_error_name(cl_int code);
 
 }  // namespace attn
 
-#define ATTN_CL(call)                                                        \
-  do {                                                                       \
-    const cl_int attn_cl_status_ = (call);                                   \
-    if (attn_cl_status_ != CL_SUCCESS)                                       \
-      ::attn::throw_cl_error(attn_cl_status_, #call, __FILE__, __LINE__);    \
+#define ATTN_CL(call)                                                                                      \
+  do {                                                                                                     \
+    const cl_int attn_cl_status_ = (call);                                                                 \
+    if (attn_cl_status_ != CL_SUCCESS) ::attn::throw_cl_error(attn_cl_status_, #call, __FILE__, __LINE__); \
   } while (0)

@@ -142,8 +142,8 @@ class OpenClDevice final : public Device {
     ATTN_CL(clEnqueueWriteBuffer(queue_, static_cast<ClBuffer&>(dst).mem(), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr));
   }
   void read(const Buffer& src, void* dst, std::size_t bytes) override {
-    const cl_int status = clEnqueueReadBuffer(queue_, static_cast<const ClBuffer&>(src).mem(), CL_TRUE, 0, bytes, dst,
-                                              0, nullptr, nullptr);
+    const cl_int status =
+        clEnqueueReadBuffer(queue_, static_cast<const ClBuffer&>(src).mem(), CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr);
     if (status == CL_OUT_OF_RESOURCES || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
       throw DeviceLost(fmt::format("clEnqueueReadBuffer after a kernel failed: {}", cl_error_name(status)));
     ATTN_CL(status);
@@ -198,14 +198,14 @@ class OpenClDevice final : public Device {
         if (launch.dynamic_shared_bytes > 0)
           throw LaunchError("OpenCL kernels take no dynamic local memory argument (shared_bytes must be 0)");
         if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] != 1)
-          throw LaunchError(fmt::format("{}: thread-block clusters are CUDA only (the launch's cluster must be 1)",
-                                        launch.entry));
+          throw LaunchError(
+              fmt::format("{}: thread-block clusters are CUDA only (the launch's cluster must be 1)", launch.entry));
         cl_kernel kernel = p.kernels.at(launch.entry);
         for (std::size_t i = 0; i < args.size(); ++i) {
           cl_int status;
           if (args[i].tensor_map)
-            throw LaunchError(fmt::format("{}: argument {} is a TMA tensor map, which only CUDA devices take",
-                                          launch.entry, i));
+            throw LaunchError(
+                fmt::format("{}: argument {} is a TMA tensor map, which only CUDA devices take", launch.entry, i));
           if (args[i].buffer) {
             cl_mem mem = static_cast<const ClBuffer*>(args[i].buffer)->mem();
             status = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &mem);
@@ -213,8 +213,10 @@ class OpenClDevice final : public Device {
             status = clSetKernelArg(kernel, static_cast<cl_uint>(i), args[i].bytes.size(), args[i].bytes.data());
           }
           if (status != CL_SUCCESS)
-            throw LaunchError(fmt::format("clSetKernelArg({}, arg {}) failed: {} (does the kernel follow the operation's "
-                                          "argument contract?)", launch.entry, i, cl_error_name(status)));
+            throw LaunchError(
+                fmt::format("clSetKernelArg({}, arg {}) failed: {} (does the kernel follow the operation's "
+                            "argument contract?)",
+                            launch.entry, i, cl_error_name(status)));
         }
         std::size_t global[3], local[3];
         for (int d = 0; d < 3; ++d) {
@@ -224,8 +226,9 @@ class OpenClDevice final : public Device {
         cl_event event = nullptr;
         const cl_int status = clEnqueueNDRangeKernel(queue_, kernel, 3, nullptr, global, local, 0, nullptr, &event);
         if (status != CL_SUCCESS)
-          throw LaunchError(fmt::format("clEnqueueNDRangeKernel({}, global {}x{}x{}, local {}x{}x{}) failed: {}", launch.entry,
-                                        global[0], global[1], global[2], local[0], local[1], local[2], cl_error_name(status)));
+          throw LaunchError(fmt::format("clEnqueueNDRangeKernel({}, global {}x{}x{}, local {}x{}x{}) failed: {}",
+                                        launch.entry, global[0], global[1], global[2], local[0], local[1], local[2],
+                                        cl_error_name(status)));
         events.push_back(event);
       }
       const cl_int status = clWaitForEvents(static_cast<cl_uint>(events.size()), events.data());
@@ -250,8 +253,8 @@ class OpenClDevice final : public Device {
       flush_buffer_ = std::make_unique<ClBuffer>(context_, bytes);
     }
     const cl_uint pattern = ++flush_counter_;
-    ATTN_CL(clEnqueueFillBuffer(queue_, flush_buffer_->mem(), &pattern, sizeof pattern, 0, flush_buffer_->size(), 0,
-                                nullptr, nullptr));
+    ATTN_CL(clEnqueueFillBuffer(queue_, flush_buffer_->mem(), &pattern, sizeof pattern, 0, flush_buffer_->size(), 0, nullptr,
+                                nullptr));
     ATTN_CL(clFinish(queue_));
   }
 
@@ -294,13 +297,15 @@ class OpenClDevice final : public Device {
     for (const auto& entry : request.entries) {
       cl_kernel kernel = clCreateKernel(program.program, entry.c_str(), &status);
       if (status != CL_SUCCESS)
-        throw CompileError(fmt::format("no kernel '{}' in {}: {}", entry, request.source_path.string(), cl_error_name(status)),
-                           program.log);
+        throw CompileError(
+            fmt::format("no kernel '{}' in {}: {}", entry, request.source_path.string(), cl_error_name(status)),
+            program.log);
       program.kernels[entry] = kernel;
       KernelResources r;
       cl_ulong private_mem = 0, local_mem = 0;
       std::size_t wg = 0;
-      ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_mem, &private_mem, nullptr));
+      ATTN_CL(
+          clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_mem, &private_mem, nullptr));
       ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, nullptr));
       ATTN_CL(clGetKernelWorkGroupInfo(kernel, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr));
       r.private_mem_bytes = static_cast<long long>(private_mem);
