@@ -1,21 +1,36 @@
 #!/usr/bin/env python3
 # Per row of an agreement run (scripts/gpu/agreement.sh): the comparison script's median over the
-# leaderboard's, next to the SM clock the leaderboard recorded while it sampled that configuration.
-#   python3 scripts/compare/agreement_clocks.py [DIR]   (default results/h200/agreement)
+# leaderboard's, next to the SM clock each harness saw while it sampled that configuration (the
+# leaderboard's `clocks` record; the script's NVML reading, where its JSON has one).
+#   python3 scripts/compare/agreement_clocks.py [DIR [PEERS_JSON]]
+#   (default results/h200/agreement and DIR/attention_peers.json)
 import json
 import sys
 
 d = sys.argv[1] if len(sys.argv) > 1 else "results/h200/agreement"
-peers = json.load(open(d + "/attention_peers.json"))
+peers = json.load(open(sys.argv[2] if len(sys.argv) > 2 else d + "/attention_peers.json"))
 lbs = {}
 for name in ("wgmma_anchor.json", "decode_anchor.json"):
     for g in json.load(open(f"{d}/{name}"))["groups"]:
         for e in g["entries"]:
             lbs[(g["kernel"], g["shape"], e["key"])] = e
-print("| shape | kernel | script / leaderboard | leaderboard SM MHz (median, of expected) |")
-print("| --- | --- | ---: | ---: |")
+
+
+def mhz(v, expected):
+    return f"{v:.0f} ({v / expected:.3f})" if v and expected else "–"
+
+
+print("| shape | kernel | leaderboard ms | script ms | script / leaderboard | leaderboard SM MHz (of max) "
+      "| script SM MHz (of max) |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+within = 0
 for r in peers["rows"]:
     e = lbs[(r["kernel"], r["shape"], r["key"])]
     c = e.get("clocks", {})
+    a = r["attn_tune"]
     ratio = r["script_over_leaderboard"]
-    print(f"| {r['shape']} | {r['kernel']} | {ratio:.3f} | {c.get('sm_mhz_median'):.0f} ({c.get('sm_mhz_median') / c.get('expected_sm_mhz'):.3f}) |")
+    within += abs(ratio - 1) <= 0.03
+    expected = c.get("expected_sm_mhz") or peers["meta"].get("sm_mhz_max")
+    print(f"| {r['shape']} | {r['kernel']} | {r['lb_median_ms']:.4f} | {a['ms']:.4f} | {ratio:.3f} "
+          f"| {mhz(c.get('sm_mhz_median'), expected)} | {mhz(a.get('sm_mhz'), expected)} |")
+print(f"\n{within} of {len(peers['rows'])} pairs within 3%.")

@@ -34,6 +34,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from nvml_clocks import SmClock  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 PEERS = [("FA2", "FLASH_ATTENTION"), ("cuDNN", "CUDNN_ATTENTION"), ("mem-efficient", "EFFICIENT_ATTENTION")]
 PEER_KEYS = {"fa2": "FA2", "cudnn": "cuDNN", "efficient": "mem-efficient"}
@@ -134,6 +137,8 @@ class Gpu:
         self.flush_value = 0
         clock_khz = int(getattr(self.props, "clock_rate", 0) or 0) or 1_980_000
         self.sleep_cycles = int(args.sleep_us * clock_khz / 1000) if hasattr(torch.cuda, "_sleep") else 0
+        uuid = getattr(self.props, "uuid", None)
+        self.clock = SmClock(f"GPU-{uuid}" if uuid is not None else None, torch.cuda.current_device())
         self.modules = {}
 
     def function(self, path, entry, shared):
@@ -206,23 +211,38 @@ class Gpu:
         want = self.torch.cat([r for *_, r in ref])
         return float((got - want).norm() / want.norm()) if self.torch.isfinite(got).all() else math.inf
 
+    def sample(self, fn, st=None, en=None):
+        """One sample as attn-tune's `cold` policy takes it: L2 evicted, then the call between two events."""
+        if self.flush is not None:
+            self.flush_value = (self.flush_value + 1) & 0xFF
+            self.flush.fill_(self.flush_value)
+        if self.sleep_cycles:
+            self.torch.cuda._sleep(self.sleep_cycles)
+        if st is not None:
+            st.record()
+        fn()
+        if en is not None:
+            en.record()
+
     def time(self, fn):
+        """The median of --samples samples after --warmup calls and then --warmup-time seconds of the same
+        samples, so that each implementation is timed at the clock it sustains, as attn-tune's sweep times it
+        (docs/timing.md); with the SM clock NVML read while the samples ran."""
         torch, a = self.torch, self.args
         for _ in range(a.warmup):
-            fn()
+            self.sample(fn)
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < a.warmup_time:
+            for _ in range(8):
+                self.sample(fn)
+            torch.cuda.synchronize()
         ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(a.samples)]
         for st, en in ev:
-            if self.flush is not None:
-                self.flush_value = (self.flush_value + 1) & 0xFF
-                self.flush.fill_(self.flush_value)
-            if self.sleep_cycles:
-                torch.cuda._sleep(self.sleep_cycles)
-            st.record()
-            fn()
-            en.record()
+            self.sample(fn, st, en)
+        mhz = self.clock.mhz()  # the samples are queued or running: the clock they run at
         torch.cuda.synchronize()
         ms = sorted(st.elapsed_time(en) for st, en in ev)
-        return {"median_ms": statistics.median(ms), "min_ms": ms[0], "max_ms": ms[-1],
+        return {"median_ms": statistics.median(ms), "min_ms": ms[0], "max_ms": ms[-1], "sm_mhz": mhz,
                 "rel_noise": statistics.stdev(ms) / statistics.mean(ms) if len(ms) > 1 else 0.0}
 
 
@@ -361,6 +381,9 @@ def run_item(gpu, item, args):
                                                                                                 reps["attn-tune"]),
                         "spread": (max(at) - min(at)) / statistics.median(at)}
     row["attn_tune"]["metric"] = work / (row["attn_tune"]["ms"] * 1e-3)
+    mhz = [r["sm_mhz"] for r in reps["attn-tune"] if r["sm_mhz"] is not None]
+    if mhz:
+        row["attn_tune"]["sm_mhz"] = statistics.median(mhz)
     row["script_over_leaderboard"] = row["attn_tune"]["ms"] / item["lb_median_ms"]
     for name in impls:
         if name == "attn-tune":
@@ -369,6 +392,9 @@ def run_item(gpu, item, args):
         p = row["peers"][name]
         p.update(ms=statistics.median(ms), reps_ms=ms, metric=work / (statistics.median(ms) * 1e-3),
                  attn_tune_speedup=statistics.median(b / a for a, b in zip(at, ms)))
+        mhz = [r["sm_mhz"] for r in reps[name] if r["sm_mhz"] is not None]
+        if mhz:
+            p["sm_mhz"] = statistics.median(mhz)
     return row
 
 
@@ -381,12 +407,13 @@ def render(meta, rows, skipped):
          f"- method: attn-tune's own build (`bench --emit-launch`: its NVRTC binary, launches and params bytes) and "
          f"each peer on the same tensors, timed interleaved {meta['reps']} times (attn-tune, FA2, cuDNN, "
          f"mem-efficient, attn-tune, ...); each time the median of {meta['samples']} CUDA-event samples after "
-         f"{meta['warmup']} warm-up calls, the L2 evicted before each sample"
+         f"{meta['warmup']} warm-up calls and {meta.get('warmup_time_s', 0)} s of warm-up samples, the L2 evicted "
+         f"before each sample"
          + (f", a {meta['sleep_us']} us GPU sleep before each start event" if meta["sleep_us"] else "")
          + f"; inputs uniform [-1, 1), torch seed {meta['seed']}",
          "- attn-tune ms: the median over repetitions (± the samples' relative noise); in parentheses the "
-         "leaderboard's recorded median of the same configuration, script / leaderboard, and the spread of the "
-         "repetitions ((max - min) / median)",
+         "leaderboard's recorded median of the same configuration, script / leaderboard, the spread of the "
+         "repetitions ((max - min) / median) and the SM clock NVML read while attn-tune's samples ran (median)",
          "- attn-tune/FA2, attn-tune/cuDNN: the median over repetitions of peer ms / attn-tune ms (> 1: attn-tune faster)",
          "- TFLOP/s: attn-tune's FLOP count (4 B Hq D x the attended (query, key) pairs); TB/s: K and V bytes read once",
          f"- max rel err: relative L2 of each output against a float64 reference of sampled rows, and of attn-tune's "
@@ -414,6 +441,7 @@ def render(meta, rows, skipped):
                          " | – | – | – | – | – | – | – |")
                 continue
             a = r["attn_tune"]
+            clock = f", {a['sm_mhz']:.0f} MHz" if a.get("sm_mhz") else ""
             cells = []
             for name, _ in PEERS:
                 p = r["peers"].get(name)
@@ -429,7 +457,7 @@ def render(meta, rows, skipped):
             err = (f"{max(errs):.2g}" if errs else "–") + (" **FAIL**" if r["errors"] else "")
             L.append(f"| {r['shape']}{marks} | {r['kernel']} ({r['spec_name']}) | {label} | {a['ms']:.4f} "
                      f"±{100 * a['noise']:.1f}% ({r['lb_median_ms']:.4f}, ×{r['script_over_leaderboard']:.3f}, spread "
-                     f"{100 * a['spread']:.1f}%) | {a['metric']:.2f} | {' | '.join(cells)} | {' | '.join(ratio)} | {err} |")
+                     f"{100 * a['spread']:.1f}%{clock}) | {a['metric']:.2f} | {' | '.join(cells)} | {' | '.join(ratio)} | {err} |")
         L.append("")
     by_shape = {}
     for r in rows:
@@ -464,7 +492,10 @@ def main(argv=None):
     ap.add_argument("--config", metavar="KEY", help="this configuration key or preset instead of each group's best")
     ap.add_argument("--reps", type=int, default=3, help="interleaved repetitions (at least 3 for a ratio)")
     ap.add_argument("--samples", type=int, default=30, help="timed samples per implementation and repetition")
-    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=5, help="untimed samples first")
+    ap.add_argument("--warmup-time", type=float, default=0.5, metavar="S",
+                    help="then untimed samples for S seconds, so each implementation is timed at the clock it "
+                    "sustains (attn-tune's --warmup-time; 0: by count only)")
     ap.add_argument("--seed", type=int, default=1, help="torch seed of the inputs")
     ap.add_argument("--tol", type=float, default=1e-2, help="largest relative L2 error allowed")
     ap.add_argument("--ref-rows", type=int, default=1024, help="rows of the float64 reference")
@@ -514,7 +545,8 @@ def main(argv=None):
             "torch_cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(), "cupy": cupy.__version__,
             "attn_tune": subprocess.run([args.attn_tune, "--version"], capture_output=True, text=True).stdout.strip(),
             "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": shlex.join(sys.argv),
-            "reps": args.reps, "samples": args.samples, "warmup": args.warmup, "sleep_us": args.sleep_us,
+            "reps": args.reps, "samples": args.samples, "warmup": args.warmup, "warmup_time_s": args.warmup_time,
+            "sm_mhz_max": gpu.clock.max_mhz(), "sleep_us": args.sleep_us,
             "seed": args.seed, "tol": args.tol}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,14 +1,32 @@
-# Leaderboard medians next to the independent harness (3 interleaved reps); graph vs cold on decode.
+#!/usr/bin/env bash
+# Leaderboard medians next to the independent harness (scripts/compare/attention_peers.py), same GPU,
+# same session: the 15 prefill anchor shapes (3 random wgmma configurations each) and the 5 decode
+# anchor shapes (decode and decode_cpasync), then the script's interleaved timing (3 repetitions) of
+# each shape's best configuration, warmed up by time as the sweep is; then the same script with
+# warm-up by count only on the short fp16 D = 64 shapes (the burst it used to time them in).
+#
+#   OUT=DIR bash scripts/gpu/agreement.sh          # GRAPH=1: also a --timing graph decode sweep
+#
+# Writes $OUT/agreement.tgz (every step's .cmd/.log/.rc, the leaderboards, peers/ and burst/) and
+# $OUT/agreement.md (scripts/compare/agreement_clocks.py of both peer runs).
 set -uo pipefail
-R=$OUT; W=$R/work; mkdir -p $W
-trap 'cd $R && tar czf bundle_b.tgz work && rm -rf work' EXIT
-source scripts/gpu/setup.sh > $W/setup.log 2>&1 || { tail -30 $W/setup.log; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+gpu_output_dir "${OUT:?set OUT to the output folder}/agreement"
+trap 'cd "$out/.." && tar czf agreement.tgz agreement && rm -rf agreement' EXIT
+gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+gpu_host_info > "$out/host.txt"
 B=$ATTN_TUNE
 A15=fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,fp16-d64-n16384,fp16-d64-n16384-causal,fp16-d128-n1024,fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal,fp16-d128-n16384,fp16-d128-n16384-causal,bf16-d128-n4096,bf16-d128-n4096-causal,bf16-d64-n4096
 DEC=fp16-h32-kv32-n4096,fp16-h32-kv32-n32768,fp16-h32-kv8-n4096,fp16-h32-kv8-n32768,bf16-h32-kv8-n32768
-run() { local n=$1; shift; echo "== $n: $*" | tee -a $W/commands.txt; local t0=$(date +%s); timeout ${TMO:-200} "$@" > $W/$n.log 2>&1; echo "   exit $? in $(( $(date +%s) - t0 )) s" | tee -a $W/commands.txt; tail -4 $W/$n.log; }
-run sweep_wgmma $B sweep configs/flash_attn_fwd_wgmma.json --device cuda:0 --shape $A15 --strategy random --budget-evals 3 --seed 1 --max-time 0.3 --out $W/wgmma_anchor.json
-run sweep_decode $B sweep configs/flash_attn_decode.json --device cuda:0 --shape $DEC --strategy random --budget-evals 3 --seed 1 --max-time 0.3 --out $W/decode_anchor.json
-run sweep_decode_graph $B sweep configs/flash_attn_decode.json --device cuda:0 --shape $DEC --strategy random --budget-evals 3 --seed 1 --max-time 0.3 --timing graph --out $W/decode_anchor.graph.json
-TMO=300 run peers python3 scripts/compare/attention_peers.py --attn-tune $B --leaderboard $W/wgmma_anchor.json --leaderboard $W/decode_anchor.json --reps 3 --out $W/peers
-tail -30 $W/peers/attention_peers.md 2>/dev/null
+sweep=(--device cuda:0 --strategy random --budget-evals 3 --seed 1 --max-time 0.3)
+run_step sweep_wgmma 0 timeout 200 "$B" sweep configs/flash_attn_fwd_wgmma.json --shape "$A15" "${sweep[@]}" --out "$out/wgmma_anchor.json"
+run_step sweep_decode 0 timeout 200 "$B" sweep configs/flash_attn_decode.json --shape "$DEC" "${sweep[@]}" --out "$out/decode_anchor.json"
+if [ "${GRAPH:-0}" = 1 ]; then
+  run_step sweep_decode_graph 0 timeout 200 "$B" sweep configs/flash_attn_decode.json --shape "$DEC" "${sweep[@]}" --timing graph --out "$out/decode_anchor.graph.json"
+fi
+run_step peers 0 timeout 400 python3 scripts/compare/attention_peers.py --attn-tune "$B" --leaderboard "$out/wgmma_anchor.json" --leaderboard "$out/decode_anchor.json" --reps 3 --out "$out/peers"
+run_step burst 0 timeout 120 python3 scripts/compare/attention_peers.py --attn-tune "$B" --leaderboard "$out/wgmma_anchor.json" --shape 'fp16-d64-n1024*,fp16-d64-n4096*' --peers cudnn --warmup-time 0 --reps 3 --out "$out/burst"
+{ echo "# sustained (script warmed up 0.5 s, as the sweep)"; python3 scripts/compare/agreement_clocks.py "$out" "$out/peers/attention_peers.json"
+  echo; echo "# burst (script warmed up by count only)"; python3 scripts/compare/agreement_clocks.py "$out" "$out/burst/attention_peers.json"; } > "$out/../agreement.md" 2>&1
+cat "$out/../agreement.md"
+echo "failures: $failures"

@@ -1,0 +1,37 @@
+"""The SM clock of one GPU through NVML (libnvidia-ml.so.1, loaded with ctypes as attn-tune loads it).
+
+No Python package is needed; where NVML is missing the clock reads as None (not zero), as in
+attn-tune's results (docs/timing.md).
+"""
+import ctypes
+
+NVML_CLOCK_SM = 1
+
+
+class SmClock:
+    def __init__(self, uuid=None, index=0):
+        self.lib, self.handle = None, ctypes.c_void_p()
+        try:
+            lib = ctypes.CDLL("libnvidia-ml.so.1")
+        except OSError:
+            return
+        if lib.nvmlInit_v2() != 0:
+            return
+        # the CUDA device's UUID names the same GPU in NVML; the index order may differ
+        if not (uuid and lib.nvmlDeviceGetHandleByUUID(uuid.encode(), ctypes.byref(self.handle)) == 0):
+            if lib.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(self.handle)) != 0:
+                return
+        self.lib = lib
+
+    def mhz(self):
+        """The SM clock now, in MHz, or None without NVML."""
+        if self.lib is None:
+            return None
+        c = ctypes.c_uint()
+        return c.value if self.lib.nvmlDeviceGetClockInfo(self.handle, NVML_CLOCK_SM, ctypes.byref(c)) == 0 else None
+
+    def max_mhz(self):
+        if self.lib is None:
+            return None
+        c = ctypes.c_uint()
+        return c.value if self.lib.nvmlDeviceGetMaxClockInfo(self.handle, NVML_CLOCK_SM, ctypes.byref(c)) == 0 else None
