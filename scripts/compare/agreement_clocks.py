@@ -21,8 +21,8 @@ def mhz(v, expected):
 
 
 print("| shape | kernel | leaderboard ms | script ms | script / leaderboard | leaderboard SM MHz (of max) "
-      "| script SM MHz (of max) |")
-print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+      "| script SM MHz (of max) | script sleep us |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 within = 0
 for r in peers["rows"]:
     e = lbs[(r["kernel"], r["shape"], r["key"])]
@@ -31,6 +31,7 @@ for r in peers["rows"]:
     ratio = r["script_over_leaderboard"]
     within += abs(ratio - 1) <= 0.03
     expected = c.get("expected_sm_mhz") or peers["meta"].get("sm_mhz_max")
+    sleep = f"{r['sleep_us']:.0f}" if "sleep_us" in r else "–"
     print(f"| {r['shape']} | {r['kernel']} | {r['lb_median_ms']:.4f} | {a['ms']:.4f} | {ratio:.3f} "
-          f"| {mhz(c.get('sm_mhz_median'), expected)} | {mhz(a.get('sm_mhz'), expected)} |")
+          f"| {mhz(c.get('sm_mhz_median'), expected)} | {mhz(a.get('sm_mhz'), expected)} | {sleep} |")
 print(f"\n{within} of {len(peers['rows'])} pairs within 3%.")

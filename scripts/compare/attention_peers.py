@@ -58,6 +58,12 @@ def pick_entry(group, config):
     return ok[0] if ok else None
 
 
+def sample_period_ms(entry):
+    """The sweep's wall time per timed sample of this entry (flush, launches, its host's gap), or None."""
+    t = entry["timing"]
+    return 1e3 * t["wall_s"] / t["samples"] if t.get("wall_s") and t.get("samples") else None
+
+
 def plan(args):
     """Items (one per (leaderboard, kernel, shape)) and what was left out."""
     items, skipped = [], []
@@ -80,7 +86,8 @@ def plan(args):
             items.append({"leaderboard": path, "spec": lb["spec"]["path"], "spec_name": lb["spec"]["name"],
                           "kernel": g["kernel"], "shape": g["shape"], "fields": g.get("shape_fields", {}),
                           "key": entry["key"], "preset": entry.get("preset", ""),
-                          "lb_median_ms": entry["timing"]["median_ms"], "lb_sources": lb.get("sources", {})})
+                          "lb_median_ms": entry["timing"]["median_ms"], "lb_period_ms": sample_period_ms(entry),
+                          "lb_sources": lb.get("sources", {})})
     return items, skipped
 
 
@@ -136,7 +143,9 @@ class Gpu:
         self.flush = None if args.no_flush else torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
         self.flush_value = 0
         clock_khz = int(getattr(self.props, "clock_rate", 0) or 0) or 1_980_000
-        self.sleep_cycles = int(args.sleep_us * clock_khz / 1000) if hasattr(torch.cuda, "_sleep") else 0
+        self.clock_khz = clock_khz if hasattr(torch.cuda, "_sleep") else 0
+        self.sleep_cycles = 0
+        self.flush_ms = self.time_flush() if self.flush is not None else 0.0
         uuid = getattr(self.props, "uuid", None)
         self.clock = SmClock(f"GPU-{uuid}" if uuid is not None else None, torch.cuda.current_device())
         self.modules = {}
@@ -210,6 +219,21 @@ class Gpu:
         got = self.torch.cat([out[b, h, i].double() for b, h, i, _ in ref])
         want = self.torch.cat([r for *_, r in ref])
         return float((got - want).norm() / want.norm()) if self.torch.isfinite(got).all() else math.inf
+
+    def time_flush(self):
+        """The median time of one L2 eviction (the pacing subtracts it from the sweep's sample period)."""
+        torch = self.torch
+        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(20)]
+        for i, (st, en) in enumerate(ev):
+            st.record()
+            self.flush.fill_(i & 0xFF)
+            en.record()
+        torch.cuda.synchronize()
+        return statistics.median(st.elapsed_time(en) for st, en in ev[5:])
+
+    def pace(self, sleep_us):
+        """The GPU sleep queued before each start event from now on."""
+        self.sleep_cycles = int(sleep_us * self.clock_khz / 1000)
 
     def sample(self, fn, st=None, en=None):
         """One sample as attn-tune's `cold` policy takes it: L2 evicted, then the call between two events."""
@@ -338,6 +362,17 @@ def peer_call(gpu, backend, s, t):
     return (fn, out, notes), None
 
 
+def pace_us(gpu, item, args):
+    """The GPU sleep before each sample of this row. `--pace sweep`: for kernels of 0.1 ms or more, the
+    sweep's own idle time per sample (its sample period less the kernel and the flush), so that the script
+    keeps the GPU as busy as the sweep did and the power controller settles at the same clock
+    (docs/timing.md); shorter kernels keep --sleep-us, which lets the host queue stay ahead of the GPU."""
+    period = item.get("lb_period_ms")
+    if args.pace != "sweep" or period is None or item["lb_median_ms"] < 0.1:
+        return args.sleep_us
+    return max(0.0, 1e3 * (period - item["lb_median_ms"] - gpu.flush_ms))
+
+
 def run_item(gpu, item, args):
     s = item["launch"]["fields"]
     decode = s["Nq"] == 1
@@ -346,6 +381,8 @@ def run_item(gpu, item, args):
     row = {k: item[k] for k in ("leaderboard", "spec_name", "kernel", "shape", "key", "preset", "lb_median_ms")}
     row.update(fields=s, decode=decode, unit=unit, notes=list(item.get("notes", [])), errors=[], peers={},
                resources=item["launch"]["resources"], defines=item["launch"]["defines"])
+    row["sleep_us"] = pace_us(gpu, item, args)
+    gpu.pace(row["sleep_us"])
     t = gpu.inputs(s)
     ref = gpu.reference(s, t)
     if ref is None:
@@ -409,7 +446,9 @@ def render(meta, rows, skipped):
          f"mem-efficient, attn-tune, ...); each time the median of {meta['samples']} CUDA-event samples after "
          f"{meta['warmup']} warm-up calls and {meta.get('warmup_time_s', 0)} s of warm-up samples, the L2 evicted "
          f"before each sample"
-         + (f", a {meta['sleep_us']} us GPU sleep before each start event" if meta["sleep_us"] else "")
+         + (f", a {meta['sleep_us']} us GPU sleep before each start event" if meta.get("pace") == "fixed" else
+            f", before each start event a GPU sleep of the sweep's own idle time per sample for kernels of 0.1 ms "
+            f"or more (column `sleep`), else {meta['sleep_us']} us")
          + f"; inputs uniform [-1, 1), torch seed {meta['seed']}",
          "- attn-tune ms: the median over repetitions (± the samples' relative noise); in parentheses the "
          "leaderboard's recorded median of the same configuration, script / leaderboard, the spread of the "
@@ -441,7 +480,7 @@ def render(meta, rows, skipped):
                          " | – | – | – | – | – | – | – |")
                 continue
             a = r["attn_tune"]
-            clock = f", {a['sm_mhz']:.0f} MHz" if a.get("sm_mhz") else ""
+            clock = (f", {a['sm_mhz']:.0f} MHz" if a.get("sm_mhz") else "") + f", sleep {r['sleep_us']:.0f} us"
             cells = []
             for name, _ in PEERS:
                 p = r["peers"].get(name)
@@ -503,6 +542,10 @@ def main(argv=None):
     ap.add_argument("--no-flush", action="store_true", help="do not evict the L2 before each sample")
     ap.add_argument("--sleep-us", type=float, default=100.0, help="GPU sleep queued before each start event "
                     "(keeps the host's launch latency out of the samples; 0: none)")
+    ap.add_argument("--pace", choices=("sweep", "fixed"), default="sweep",
+                    help="sweep: rows of 0.1 ms or more sleep only the sweep's own idle time per sample (its "
+                    "recorded wall time / samples, less the kernel and the flush), so both harnesses keep the GPU "
+                    "equally busy; fixed: every row sleeps --sleep-us")
     ap.add_argument("--attn-tune", default=os.environ.get("ATTN_TUNE", "build-gpu/app/attn-tune"),
                     help="the attn-tune binary (default $ATTN_TUNE, else build-gpu/app/attn-tune)")
     ap.add_argument("--repo", default=str(REPO), help="where the leaderboards' spec paths are relative to")
@@ -546,7 +589,8 @@ def main(argv=None):
             "attn_tune": subprocess.run([args.attn_tune, "--version"], capture_output=True, text=True).stdout.strip(),
             "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": shlex.join(sys.argv),
             "reps": args.reps, "samples": args.samples, "warmup": args.warmup, "warmup_time_s": args.warmup_time,
-            "sm_mhz_max": gpu.clock.max_mhz(), "sleep_us": args.sleep_us,
+            "sm_mhz_max": gpu.clock.max_mhz(), "sleep_us": args.sleep_us, "pace": args.pace,
+            "flush_ms": gpu.flush_ms,
             "seed": args.seed, "tol": args.tol}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
