@@ -8,7 +8,9 @@
 #   3. sweep            the 15 anchor prefill shapes, the 5 sliding-window shapes and
 #                       2 at D = 256, every configuration (configs/flash_attn_fwd_ws.json)
 #   4. peers            scripts/compare/attention_peers.py: the winner per shape beside
-#                       FA2, cuDNN and mem-efficient SDPA, --reps 3 interleaved
+#                       FA2, cuDNN and mem-efficient SDPA, --reps 3 interleaved; then
+#                       (peers_base) the best without EXP_POLY / RESCALE_SKIP on the
+#                       shapes whose winner uses them, so both meet cuDNN in the same way
 #   5. determinism      the matrix (D 64 / 128 x KV x GQA x features) on the winner
 #   6. flex             scripts/compare/window_linear_torch.py: flex_attention on the
 #                       window shapes, joined with the sweep's best
@@ -18,8 +20,10 @@
 #   OUT=/tmp/out scripts/gpu/hopper_ws.sh [--ncu] [--quick]
 #
 # Measured on an H200 before PERSISTENT / CLUSTER (170 configurations): --quick 116 s,
-# full 322 s; with them (258) roughly 1.5x. --quick sweeps the 15 anchor shapes and the
-# 2 at D = 256 (no window shapes, no flex). Every step prints one progress line; the files of the steps
+# full 322 s; with them (258) roughly 1.5x. With EXP_POLY / RESCALE_SKIP (318) --quick
+# sweeps the 10 shapes at N = 1024 and 4096 (D 64 and 128, fp16 causal or not, bf16),
+# where those knobs are offered, in an estimated 7-8 minutes with the build; the full run
+# every anchor, window and D = 256 shape (no flex in --quick). Every step prints one progress line; the files of the steps
 # are packed into $OUT/hopper_ws.tar.gz (more than 8 files), with SUMMARY.md and
 # the exit codes beside it. Exit 1 when the verification fails or a step fails.
 # Environment: ATTN_TUNE (default build-gpu/app/attn-tune), CUDA_DEVICE (cuda:0).
@@ -114,13 +118,18 @@ anchors+=",fp16-d128-n16384,fp16-d128-n16384-causal,bf16-d128-n4096,bf16-d128-n4
 windows="window-n8192-w256,window-n32768-w1024,window-n16384-w512,window-n8192-w256-d64,window-bf16-n8192-w256"
 d256="fp16-d256-n4096,fp16-d256-n4096-causal"
 shapes="$anchors,$windows,$d256"
-[ "$quick" = 1 ] && shapes="$anchors,$d256"
+peer_shapes="$anchors,$d256"
+if [ "$quick" = 1 ]; then
+  shapes="fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,fp16-d128-n1024"
+  shapes+=",fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal,bf16-d64-n4096,bf16-d128-n4096"
+  peer_shapes="$shapes"
+fi
 
 if [ "$verified" = 1 ]; then
   # ---- 3. the exhaustive sweep
   # ~770 (configuration, shape) pairs: short sampling keeps the sweep near 2-3 minutes; the GPU stays busy
   # from one configuration to the next, so a short warm-up by time suffices (the peers step re-times the winners)
-  # (--quick: ~900 pairs, half the sampling time, to stay under 8 minutes in all)
+  # (--quick: ~730 pairs, half the sampling time, to stay under 8 minutes in all)
   sample=0.1
   [ "$quick" = 1 ] && sample=0.05
   step sweep "$ATTN_TUNE" sweep "$spec" --shape "$shapes" --device "$cuda" --max-time "$sample" --min-samples 5 \
@@ -129,7 +138,7 @@ if [ "$verified" = 1 ]; then
   say "sweep: $(head -1 "$work/sweep.status")"
   # the table of the best per shape, and the most frequent winner
   python3 - "$work/flash_attn_fwd_ws.json" > "$work/winners.md" <<'EOF'
-import collections, json, sys
+import collections, json, math, sys
 d = json.load(open(sys.argv[1]))
 wins = collections.Counter()
 print("| shape | best configuration | ms | TFLOP/s | registers | spill (st/ld) |")
@@ -151,7 +160,7 @@ def knob(e, name):
     for kv in e["key"].split(","):
         if kv.startswith(name + "="):
             return int(kv.split("=")[1])
-    return 0 if name == "PERSISTENT" else 1
+    return 1 if name == "CLUSTER" else 0
 combos = [(0, 1), (1, 1), (0, 2), (1, 2)]
 print("| shape | " + " | ".join(f"P{p} C{c}" for p, c in combos) + " |")
 print("| --- |" + " ---: |" * len(combos))
@@ -165,6 +174,28 @@ for g in d["groups"]:
     cells = [f"{base / best[c]:.3f}" if base and c in best else "" for c in combos]
     print(f'| {g["shape"]} | ' + " | ".join(cells) + " |")
 print()
+# EXP_POLY (softmax exponentials on the FMA-pipe polynomial) and RESCALE_SKIP, offered on a subset of
+# the configurations: per shape, best(no knob) / best(knob) over all configurations, and over the
+# subset the geometric mean of t(same configuration without) / t(with) (> 1: the knob is faster)
+knobs = [(1, 0), (2, 0), (0, 1)]
+def base_key(e):
+    return ",".join(kv for kv in e["key"].split(",") if not kv.startswith(("EXP_POLY=", "RESCALE_SKIP=")))
+print("| shape | " + " | ".join(f"best EP{a} RS{b}" for a, b in knobs) + " | "
+      + " | ".join(f"paired EP{a} RS{b} (n)" for a, b in knobs) + " |")
+print("| --- |" + " ---: |" * (2 * len(knobs)))
+for g in d["groups"]:
+    ok = [e for e in g["entries"] if e["status"] == "ok"]
+    t = {(base_key(e), knob(e, "EXP_POLY"), knob(e, "RESCALE_SKIP")): e["timing"]["median_ms"] for e in ok}
+    base = min((v for (b, a, r), v in t.items() if a == 0 and r == 0), default=None)
+    best, paired = [], []
+    for a, r in knobs:
+        with_knob = {b: v for (b, a2, r2), v in t.items() if (a2, r2) == (a, r)}
+        best.append(f"{base / min(with_knob.values()):.3f}" if base and with_knob else "")
+        ratios = [t[(b, 0, 0)] / v for b, v in with_knob.items() if (b, 0, 0) in t]
+        gm = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+        paired.append(f"{gm:.3f} ({len(ratios)})" if gm else "")
+    print(f'| {g["shape"]} | ' + " | ".join(best) + " | " + " | ".join(paired) + " |")
+print()
 for k, n in wins.most_common():
     print(f"winner on {n} shape(s): {k}")
 EOF
@@ -174,9 +205,33 @@ EOF
 
   # ---- 4. the peers: attn-tune's best per shape against SDPA's FA2 / cuDNN / mem-efficient
   step peers python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.json" \
-    --shape "$anchors,$d256" --reps 3 --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
+    --shape "$peer_shapes" --reps 3 --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
     failures=$((failures + 1))
   tail -25 "$work/peers.log"
+  # the same against the best without EXP_POLY / RESCALE_SKIP, where the winner uses one of them
+  knob_shapes=$(python3 - "$work/flash_attn_fwd_ws.json" "$work/flash_attn_fwd_ws.base.json" "$peer_shapes" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+wanted = set(sys.argv[3].split(","))
+new = lambda e: any(kv in ("EXP_POLY=1", "EXP_POLY=2", "RESCALE_SKIP=1") for kv in e["key"].split(","))
+shapes = []
+for g in d["groups"]:
+    ok = [e for e in g["entries"] if e["status"] == "ok"]
+    if g["shape"] in wanted and ok and new(min(ok, key=lambda e: e["timing"]["median_ms"])):
+        shapes.append(g["shape"])
+    g["entries"] = [e for e in g["entries"] if not new(e)]
+json.dump(d, open(sys.argv[2], "w"))
+print(",".join(shapes))
+EOF
+)
+  if [ -n "$knob_shapes" ]; then
+    step peers_base python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.base.json" \
+      --shape "$knob_shapes" --reps 3 --attn-tune "$ATTN_TUNE" --out "$work/attention_peers_base" ||
+      failures=$((failures + 1))
+    tail -12 "$work/peers_base.log"
+  else
+    say "peers_base: no winner uses EXP_POLY or RESCALE_SKIP"
+  fi
 
   # ---- 5. determinism matrix on the winner
   if [ -n "$winner" ]; then

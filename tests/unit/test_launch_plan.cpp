@@ -110,16 +110,16 @@ TEST(LaunchPlan, TheWarpSpecializedKernelsClusterLaunchIsAnEvenGridWithHalfTileK
   const Operation& op = find_operation(spec.operation);
   // fp16-d128-n1024-causal: B = 4, Hq = 16, Nq = 1024 -> 8 row blocks of 128 rows
   const Bindings vars = with_compute_units(op.variables(spec.shape("fp16-d128-n1024-causal").fields), 132);
-  Config c{{"WS_CONSUMERS", 2}, {"CONS_ROWS", 64}, {"BLOCK_N", 128},  {"STAGES", 2}, {"REG_SPLIT", 1},
-           {"OVERLAP", 1},      {"PINGPONG", 1},   {"PERSISTENT", 0}, {"CLUSTER", 2}};
+  Config c{{"WS_CONSUMERS", 2}, {"CONS_ROWS", 64}, {"BLOCK_N", 128}, {"STAGES", 2},   {"REG_SPLIT", 1},   {"OVERLAP", 1},
+           {"PINGPONG", 1},     {"PERSISTENT", 0}, {"CLUSTER", 2},   {"EXP_POLY", 0}, {"RESCALE_SKIP", 0}};
   LaunchPlan p = plan_launches(k, c, vars);
   EXPECT_EQ(p.launches[0].cluster, (Dims{2, 1, 1}));
   EXPECT_EQ(p.launches[0].grid[0] % 2, 0u);
   EXPECT_EQ(p.tensor_maps[1].box, (std::vector<std::uint32_t>{64, 64, 1}));  // K: half of BLOCK_N's rows
   EXPECT_EQ(p.tensor_maps[0].box, (std::vector<std::uint32_t>{64, 64, 1}));  // Q: unchanged
   // persistent: one cluster per two compute units at most, in one grid dimension
-  c.back().second = 2;
-  c[7].second = 1;
+  c[8].second = 2;  // CLUSTER
+  c[7].second = 1;  // PERSISTENT
   p = plan_launches(k, c, vars);
   EXPECT_EQ(p.launches[0].grid, (Dims{132, 1, 1}));
   p = plan_launches(k, c, with_compute_units(op.variables(spec.shape("fp16-d128-n1024-causal").fields), 33));
