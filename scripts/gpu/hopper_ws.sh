@@ -124,6 +124,9 @@ if [ "$quick" = 1 ]; then
   shapes+=",fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal,bf16-d64-n4096,bf16-d128-n4096"
   peer_shapes="$shapes"
 fi
+# (--quick: FA2 and cuDNN only, the ratios the notes quote)
+peers=fa2,cudnn,efficient
+[ "$quick" = 1 ] && peers=fa2,cudnn
 
 if [ "$verified" = 1 ]; then
   # ---- 3. the exhaustive sweep
@@ -205,7 +208,7 @@ EOF
 
   # ---- 4. the peers: attn-tune's best per shape against SDPA's FA2 / cuDNN / mem-efficient
   step peers python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.json" \
-    --shape "$peer_shapes" --reps 3 --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
+    --shape "$peer_shapes" --reps 3 --peers "$peers" --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
     failures=$((failures + 1))
   tail -25 "$work/peers.log"
   # the same against the best without EXP_POLY / RESCALE_SKIP, where the winner uses one of them
@@ -226,7 +229,7 @@ EOF
 )
   if [ -n "$knob_shapes" ]; then
     step peers_base python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.base.json" \
-      --shape "$knob_shapes" --reps 3 --attn-tune "$ATTN_TUNE" --out "$work/attention_peers_base" ||
+      --shape "$knob_shapes" --reps 3 --peers "$peers" --attn-tune "$ATTN_TUNE" --out "$work/attention_peers_base" ||
       failures=$((failures + 1))
     tail -12 "$work/peers_base.log"
   else
