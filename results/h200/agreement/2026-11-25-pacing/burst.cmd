@@ -1,0 +1,1 @@
+timeout 120 python3 scripts/compare/attention_peers.py --attn-tune /work/main/build-gpu/app/attn-tune --leaderboard /root/out/agreement/wgmma_anchor.json --shape fp16-d64-n1024\*\,fp16-d64-n4096\* --peers cudnn --warmup-time 0 --reps 3 --out /root/out/agreement/burst 

@@ -1,0 +1,1 @@
+timeout 250 python3 scripts/compare/attention_peers.py --attn-tune /work/main/build-gpu/app/attn-tune --leaderboard .probe/agree1/agreement/wgmma_anchor.json --reps 3 --sleep-us 0 --out /root/out/exp2/nosleep 

@@ -1,0 +1,1 @@
+timeout 280 python3 scripts/compare/attention_peers.py --attn-tune /work/main/build-gpu/app/attn-tune --leaderboard .probe/agree1/agreement/wgmma_anchor.json --leaderboard .probe/agree1/agreement/decode_anchor.json --reps 3 --out /root/out/exp3/paced1 

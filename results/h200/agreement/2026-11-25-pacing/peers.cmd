@@ -1,0 +1,1 @@
+timeout 400 python3 scripts/compare/attention_peers.py --attn-tune /work/main/build-gpu/app/attn-tune --leaderboard /root/out/agreement/wgmma_anchor.json --leaderboard /root/out/agreement/decode_anchor.json --reps 3 --out /root/out/agreement/peers 
