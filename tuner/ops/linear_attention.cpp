@@ -1,15 +1,13 @@
 #include "tuner/ops/linear_attention.hpp"
 
-#include <cstring>
-#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
 
-#include "tuner/core/parallel_for.hpp"
-#include "tuner/core/rng.hpp"
+#include "tuner/ops/float_qkv_problem.hpp"
 #include "tuner/ops/linear_attention_examples.hpp"
 #include "tuner/ops/linear_attention_reference.hpp"
+#include "tuner/ops/pod_bytes.hpp"
 #include "tuner/ops/row_verification.hpp"
 
 namespace attn {
@@ -17,41 +15,17 @@ namespace {
 
 using json = nlohmann::json;
 
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, const char* label) {
-  UniformStream rng(stream_seed(seed, label, 0));
-  std::vector<float> x(n);
-  for (auto& e : x) e = static_cast<float>(rng.next(-1, 1));
-  return x;
-}
-
-class LinearAttentionProblem final : public Problem {
+class LinearAttentionProblem final : public FloatQkvProblem {
  public:
-  LinearAttentionProblem(const LinearAttentionShape& shape, std::uint64_t seed) : s_(shape), seed_(seed) {
-    if (const LinearAttentionExample* ex = find_linear_attention_example(s_.inputs)) {
-      q_ = ex->q, k_ = ex->k, v_ = ex->v;
-    } else {
-      q_ = random_floats(s_.elements(), seed, "q");
-      k_ = random_floats(s_.elements(), seed, "k");
-      v_ = random_floats(s_.elements(), seed, "v");
-    }
-    buffers_ = {{"q", false, float_bytes(q_), {}},
-                {"k", false, float_bytes(k_), {}},
-                {"v", false, float_bytes(v_), {}},
-                {"o", true, std::vector<std::byte>(s_.elements() * sizeof(float)), float_nan_poison()}};
-  }
+  LinearAttentionProblem(const LinearAttentionShape& shape, std::uint64_t seed)
+      : FloatQkvProblem(example_or_random(find_linear_attention_example(shape.inputs), shape.elements(), seed), seed),
+        s_(shape) {}
 
   std::vector<OutputDeclaration> outputs() const override {
     return {{"o", ElementType::F32, {{"i", std::size_t(s_.M)}, {"c", std::size_t(s_.d)}}, {}}};
   }
 
-  std::vector<std::byte> params_bytes() const override {
-    const linear_attention_params p = s_.params();
-    std::vector<std::byte> bytes(sizeof p);
-    std::memcpy(bytes.data(), &p, sizeof p);
-    return bytes;
-  }
-
-  void precompute_reference(const Tolerance& tol) const override { reference(tol); }
+  std::vector<std::byte> params_bytes() const override { return pod_bytes(s_.params()); }
 
   // The two d x d products (phi(K)^T V and phi(Q) S), 2 FLOPs per multiply-add.
   double flops() const override { return 4.0 * s_.M * double(s_.d) * s_.d; }
@@ -66,32 +40,21 @@ class LinearAttentionProblem final : public Problem {
   }
 
  private:
-  struct Reference {
-    std::vector<std::size_t> rows;
-    std::vector<double> values;
-  };
+  std::size_t reference_rows() const override { return std::size_t(s_.M); }
+  std::vector<std::size_t> always_checked_rows() const override { return {0, std::size_t(s_.M) - 1}; }
+  std::size_t reference_row_length() const override { return std::size_t(s_.d); }
 
-  const Reference& reference(const Tolerance& tol) const {
-    std::lock_guard lock(mutex_);
-    const std::size_t limit = tol.max_rows > 0 ? std::size_t(tol.max_rows) : 2048;
-    if (ref_limit_ == limit) return ref_;
+  // The state sums over every row: computed once, whatever the sample.
+  void prepare_reference() const override {
     if (!state_) state_ = linear_attention_state(s_, k_.data(), v_.data());
-    ref_.rows = sample_rows(std::size_t(s_.M), limit, seed_, {0, std::size_t(s_.M) - 1});
-    ref_.values.assign(ref_.rows.size() * s_.d, 0.0);
-    parallel_for(ref_.rows.size(), [&](std::size_t r) {
-      linear_attention_reference_row(*state_, q_.data(), int(ref_.rows[r]), ref_.values.data() + r * s_.d);
-    });
-    ref_limit_ = limit;
-    return ref_;
+  }
+
+  void reference_row(std::size_t row, double* out) const override {
+    linear_attention_reference_row(*state_, q_.data(), int(row), out);
   }
 
   LinearAttentionShape s_;
-  std::uint64_t seed_;
-  std::vector<float> q_, k_, v_;
-  mutable std::mutex mutex_;
   mutable std::optional<LinearAttentionState> state_;
-  mutable std::size_t ref_limit_ = 0;
-  mutable Reference ref_;
 };
 
 class LinearAttentionOperation final : public Operation {

@@ -1,14 +1,11 @@
 #include "tuner/ops/multihead_attention.hpp"
 
-#include <cstring>
-#include <mutex>
-
 #include <fmt/format.h>
 
-#include "tuner/core/parallel_for.hpp"
-#include "tuner/core/rng.hpp"
+#include "tuner/ops/float_qkv_problem.hpp"
 #include "tuner/ops/multihead_examples.hpp"
 #include "tuner/ops/multihead_reference.hpp"
+#include "tuner/ops/pod_bytes.hpp"
 #include "tuner/ops/row_verification.hpp"
 
 namespace attn {
@@ -16,41 +13,16 @@ namespace {
 
 using json = nlohmann::json;
 
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, const char* label) {
-  UniformStream rng(stream_seed(seed, label, 0));
-  std::vector<float> x(n);
-  for (auto& e : x) e = static_cast<float>(rng.next(-1, 1));
-  return x;
-}
-
-class MultiheadProblem final : public Problem {
+class MultiheadProblem final : public FloatQkvProblem {
  public:
-  MultiheadProblem(const MultiheadShape& shape, std::uint64_t seed) : s_(shape), seed_(seed) {
-    if (const MultiheadExample* ex = find_multihead_example(s_.inputs)) {
-      q_ = ex->q, k_ = ex->k, v_ = ex->v;
-    } else {
-      q_ = random_floats(s_.elements(), seed, "q");
-      k_ = random_floats(s_.elements(), seed, "k");
-      v_ = random_floats(s_.elements(), seed, "v");
-    }
-    buffers_ = {{"q", false, float_bytes(q_), {}},
-                {"k", false, float_bytes(k_), {}},
-                {"v", false, float_bytes(v_), {}},
-                {"o", true, std::vector<std::byte>(s_.elements() * sizeof(float)), float_nan_poison()}};
-  }
+  MultiheadProblem(const MultiheadShape& shape, std::uint64_t seed)
+      : FloatQkvProblem(example_or_random(find_multihead_example(shape.inputs), shape.elements(), seed), seed), s_(shape) {}
 
   std::vector<OutputDeclaration> outputs() const override {
     return {{"o", ElementType::F32, {{"i", std::size_t(s_.N)}, {"c", std::size_t(s_.d_model)}}, {}}};
   }
 
-  std::vector<std::byte> params_bytes() const override {
-    const multihead_params p = s_.params();
-    std::vector<std::byte> bytes(sizeof p);
-    std::memcpy(bytes.data(), &p, sizeof p);
-    return bytes;
-  }
-
-  void precompute_reference(const Tolerance& tol) const override { reference(tol); }
+  std::vector<std::byte> params_bytes() const override { return pod_bytes(s_.params()); }
 
   // FlashAttention's convention: 4 FLOPs per attended (row, key) pair and head dimension.
   double flops() const override { return 4.0 * s_.h * s_.attended_pairs() * s_.d_k(); }
@@ -69,34 +41,19 @@ class MultiheadProblem final : public Problem {
             [=](std::size_t e) { return fmt::format("o[i={},head={},c={}]", e / d_model, e % d_model / d_k, e % d_k); }};
   }
 
-  struct Reference {
-    std::vector<std::size_t> rows;
-    std::vector<double> values;
-  };
+  std::size_t reference_rows() const override { return std::size_t(s_.h) * s_.N; }
+  // The first head's first and last rows, and the last head's.
+  std::vector<std::size_t> always_checked_rows() const override {
+    const std::size_t total = reference_rows();
+    return {0, std::size_t(s_.N) - 1, total - s_.N, total - 1};
+  }
+  std::size_t reference_row_length() const override { return std::size_t(s_.d_k()); }
 
-  const Reference& reference(const Tolerance& tol) const {
-    std::lock_guard lock(mutex_);
-    const std::size_t limit = tol.max_rows > 0 ? std::size_t(tol.max_rows) : 2048;
-    if (ref_limit_ == limit) return ref_;
-    const std::size_t total = std::size_t(s_.h) * s_.N;
-    ref_.rows = sample_rows(total, limit, seed_, {0, std::size_t(s_.N) - 1, total - s_.N, total - 1});
-    const int d_k = s_.d_k();
-    ref_.values.assign(ref_.rows.size() * d_k, 0.0);
-    parallel_for(ref_.rows.size(), [&](std::size_t r) {
-      const std::size_t row = ref_.rows[r];
-      multihead_reference_row(s_, q_.data(), k_.data(), v_.data(), int(row / s_.N), int(row % s_.N),
-                              ref_.values.data() + r * d_k);
-    });
-    ref_limit_ = limit;
-    return ref_;
+  void reference_row(std::size_t row, double* out) const override {
+    multihead_reference_row(s_, q_.data(), k_.data(), v_.data(), int(row / s_.N), int(row % s_.N), out);
   }
 
   MultiheadShape s_;
-  std::uint64_t seed_;
-  std::vector<float> q_, k_, v_;
-  mutable std::mutex mutex_;
-  mutable std::size_t ref_limit_ = 0;
-  mutable Reference ref_;
 };
 
 class MultiheadOperation final : public Operation {

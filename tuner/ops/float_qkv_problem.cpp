@@ -1,0 +1,32 @@
+#include "tuner/ops/float_qkv_problem.hpp"
+
+#include <utility>
+
+#include "tuner/core/rng.hpp"
+#include "tuner/ops/row_verification.hpp"
+
+namespace attn {
+namespace {
+
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, const char* label) {
+  UniformStream rng(stream_seed(seed, label, 0));
+  std::vector<float> x(n);
+  for (auto& e : x) e = static_cast<float>(rng.next(-1, 1));
+  return x;
+}
+
+}  // namespace
+
+FloatQkvProblem::FloatQkvProblem(Inputs inputs, std::uint64_t seed)
+    : SampledReferenceProblem(seed, 2048), q_(std::move(inputs.q)), k_(std::move(inputs.k)), v_(std::move(inputs.v)) {
+  buffers_ = {{"q", false, float_bytes(q_), {}},
+              {"k", false, float_bytes(k_), {}},
+              {"v", false, float_bytes(v_), {}},
+              {"o", true, std::vector<std::byte>(q_.size() * sizeof(float)), float_nan_poison()}};
+}
+
+FloatQkvProblem::Inputs FloatQkvProblem::random_inputs(std::size_t elements, std::uint64_t seed) {
+  return {random_floats(elements, seed, "q"), random_floats(elements, seed, "k"), random_floats(elements, seed, "v")};
+}
+
+}  // namespace attn
