@@ -20,10 +20,10 @@
  * K and V have separate full / empty barriers, so S of a tile starts as soon
  * as its K landed and K's buffer is refilled as soon as every S read it.
  * OVERLAP = 1: FA3's intra-warpgroup overlap (S of tile j + 1 and P V of tile j
- * in flight together, the softmax of j + 1 under P V).  PINGPONG = 1 (with
- * OVERLAP, 2-3 consumers): the consumers take turns issuing that pair of
- * products, ordered by named barriers, so one's softmax overlaps the others'
- * tensor-core work.
+ * in flight together, the softmax of j + 1 under P V).  PINGPONG = 1 (2-3
+ * consumers): the consumers take turns issuing that pair of products (OVERLAP
+ * 1) or each product (OVERLAP 0), ordered by named barriers, so one's softmax
+ * overlaps the others' tensor-core work.
  *
  * The tensor maps (kernel parameters after the params struct) describe Q, K, V
  * as 3-D tensors {D, N, B * H} with boxes of {64, 64} (Q) and {64, BLOCK_N}
@@ -146,8 +146,8 @@
 #if RESCALE_SKIP != 0 && RESCALE_SKIP != 1
 #error "flash_attn_fwd_ws: RESCALE_SKIP must be 0 or 1"
 #endif
-#if PINGPONG && (!OVERLAP || WS_CONSUMERS < 2)
-#error "flash_attn_fwd_ws: PINGPONG orders the product pairs of OVERLAP = 1 between 2 or 3 consumers"
+#if PINGPONG && WS_CONSUMERS < 2
+#error "flash_attn_fwd_ws: PINGPONG orders the products of 2 or 3 consumers"
 #endif
 
 #if REG_SPLIT
@@ -575,36 +575,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 
         mbar_wait(&bars.q_full, n_done & 1);
 
-#if OVERLAP == 0
-        /* each tile: S, wait, softmax, P V, wait */
-        if (ntiles == 0) release(&bars.q_empty);
-#pragma unroll 1
-        for (int it = 0; it < ntiles; ++it) {
-            const int stage = (g + it) % STAGES;
-            const unsigned parity = ((g + it) / STAGES) & 1;
-            mbar_wait(&bars.k_full[stage], parity);
-            float s[kRT][kSN][32];
-            issue_s(stage, s);
-            wgmma::wait<0>();
-            s_done(s);
-            release_slot(&bars.k_empty[stage]);
-            if (it + 1 == ntiles) release(&bars.q_empty); /* the item's last read of Q */
-            unsigned pk[kRT][kSN][16];
-            float alpha[kRT][2];
-#pragma unroll
-            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r]);
-            rescale_o(alpha);
-            mbar_wait(&bars.v_full[stage], parity);
-            issue_pv(stage, pk);
-            wgmma::wait<0>();
-            hold_o();
-            release_slot(&bars.v_empty[stage]);
-        }
-#else
-        /* S of tile it + 1 and P V of tile it in flight together; the softmax of
-         * tile it + 1 runs while P V still computes.  No wgmma under a run-time
-         * branch inside the loop: ptxas serializes every wgmma of the kernel
-         * (C7514) when it cannot prove where accumulators are read. */
 #if PINGPONG
         /* consumer c issues its products after consumer c - 1 (round robin): it waits
          * on barrier 1 + c, then lets the next one go.  The last consumer opens the
@@ -622,6 +592,42 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #define WS_TURN_BEGIN() ((void)0)
 #define WS_TURN_END(is_last) ((void)0)
 #endif
+#if OVERLAP == 0
+        /* each tile: S, wait, softmax, P V, wait (PINGPONG: each product issued in turn,
+         * S and P V separately, so the consumers stagger: one's softmax runs while the
+         * others' products keep the tensor cores busy) */
+        if (ntiles == 0) release(&bars.q_empty);
+#pragma unroll 1
+        for (int it = 0; it < ntiles; ++it) {
+            const int stage = (g + it) % STAGES;
+            const unsigned parity = ((g + it) / STAGES) & 1;
+            mbar_wait(&bars.k_full[stage], parity);
+            float s[kRT][kSN][32];
+            WS_TURN_BEGIN();
+            issue_s(stage, s);
+            WS_TURN_END(false);
+            wgmma::wait<0>();
+            s_done(s);
+            release_slot(&bars.k_empty[stage]);
+            if (it + 1 == ntiles) release(&bars.q_empty); /* the item's last read of Q */
+            unsigned pk[kRT][kSN][16];
+            float alpha[kRT][2];
+#pragma unroll
+            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r]);
+            rescale_o(alpha);
+            mbar_wait(&bars.v_full[stage], parity);
+            WS_TURN_BEGIN();
+            issue_pv(stage, pk);
+            WS_TURN_END(it + 1 == ntiles);
+            wgmma::wait<0>();
+            hold_o();
+            release_slot(&bars.v_empty[stage]);
+        }
+#else
+        /* S of tile it + 1 and P V of tile it in flight together; the softmax of
+         * tile it + 1 runs while P V still computes.  No wgmma under a run-time
+         * branch inside the loop: ptxas serializes every wgmma of the kernel
+         * (C7514) when it cannot prove where accumulators are read. */
         unsigned pk[kRT][kSN][16];
         if (ntiles > 0) {
             const int st = g % STAGES;
@@ -679,9 +685,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             hold_o();
             release_slot(&bars.v_empty[st_v]);
         }
+#endif
 #undef WS_TURN_BEGIN
 #undef WS_TURN_END
-#endif
         g += ntiles;
 #if CLUSTER == 2
         skip_tiles(g, t.ring_tiles - t.skip - ntiles);

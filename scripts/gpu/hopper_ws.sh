@@ -7,23 +7,25 @@
 #                       edge shapes; any incorrect / crashed / timed-out one stops here
 #   3. sweep            the 15 anchor prefill shapes, the 5 sliding-window shapes and
 #                       2 at D = 256, every configuration (configs/flash_attn_fwd_ws.json)
+#   3b. pingpong0       PINGPONG with OVERLAP 0 against without, 2 and 3 consumers, on the
+#                       D = 64 / 128 shapes, interleaved in one short sweep of those 8 configurations
 #   4. peers            scripts/compare/attention_peers.py: the winner per shape beside
-#                       FA2, cuDNN and mem-efficient SDPA, --reps 3 interleaved; then
-#                       (peers_base) the best without EXP_POLY / RESCALE_SKIP on the
-#                       shapes whose winner uses them, so both meet cuDNN in the same way
+#                       FA2, cuDNN and mem-efficient SDPA, --reps 3 interleaved
 #   5. determinism      the matrix (D 64 / 128 x KV x GQA x features) on the winner
 #   6. flex             scripts/compare/window_linear_torch.py: flex_attention on the
 #                       window shapes, joined with the sweep's best
 #   7. ncu (--ncu)      one shape's winner under Nsight Compute: tensor-pipe
 #                       utilisation, issue-stall reasons
 #
-#   OUT=/tmp/out scripts/gpu/hopper_ws.sh [--ncu] [--quick]
+#   OUT=/tmp/out scripts/gpu/hopper_ws.sh [--ncu] [--quick | --rest]
 #
-# Measured on an H200 before PERSISTENT / CLUSTER (170 configurations): --quick 116 s,
-# full 322 s; with them (258) roughly 1.5x. With EXP_POLY / RESCALE_SKIP (318) --quick
-# sweeps the 10 shapes at N = 1024 and 4096 (D 64 and 128, fp16 causal or not, bf16),
-# where those knobs are offered, in an estimated 7-8 minutes with the build; the full run
-# every anchor, window and D = 256 shape (no flex in --quick). Every step prints one progress line; the files of the steps
+# Full: every anchor, window and D = 256 shape. --quick: the 10 shapes at N = 1024 and 4096
+# (D 64 / 128, fp16 causal or not, bf16 non-causal), half the sampling time, FA2 and cuDNN
+# only, no flex: 436 s on an H200 with the build and 318 configurations (2026-11-25).
+# --rest: the shapes --quick leaves out (the N = 16384 anchors, bf16-d128-n4096-causal,
+# the window and D = 256 shapes) with --quick's sampling, FA2 and cuDNN on the anchor and
+# D = 256 ones, flex on the windows, no determinism: estimated 7-8 minutes with the build
+# (~600 sweep pairs at ~0.3 s, verify ~100 s, peers ~75 s). Every step prints one progress line; the files of the steps
 # are packed into $OUT/hopper_ws.tar.gz (more than 8 files), with SUMMARY.md and
 # the exit codes beside it. Exit 1 when the verification fails or a step fails.
 # Environment: ATTN_TUNE (default build-gpu/app/attn-tune), CUDA_DEVICE (cuda:0).
@@ -37,13 +39,16 @@ work="$out/hopper_ws"
 mkdir -p "$work"
 ncu=0
 quick=0
+rest=0
 for a in "$@"; do
   case "$a" in
     --ncu) ncu=1 ;;
     --quick) quick=1 ;;
-    *) echo "unknown argument '$a' (use --ncu, --quick)"; exit 2 ;;
+    --rest) rest=1 ;;
+    *) echo "unknown argument '$a' (use --ncu, --quick, --rest)"; exit 2 ;;
   esac
 done
+[ "$quick" = 1 ] && [ "$rest" = 1 ] && { echo "--quick and --rest: one or the other"; exit 2; }
 t0=$SECONDS
 say() { echo "[hopper_ws +$((SECONDS - t0))s] $*"; }
 
@@ -123,18 +128,24 @@ if [ "$quick" = 1 ]; then
   shapes="fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,fp16-d128-n1024"
   shapes+=",fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal,bf16-d64-n4096,bf16-d128-n4096"
   peer_shapes="$shapes"
+elif [ "$rest" = 1 ]; then
+  peer_shapes="fp16-d64-n16384,fp16-d64-n16384-causal,fp16-d128-n16384,fp16-d128-n16384-causal"
+  peer_shapes+=",bf16-d128-n4096-causal,$d256"
+  shapes="$peer_shapes,$windows"
 fi
-# (--quick: FA2 and cuDNN only, the ratios the notes quote)
+# (--quick, --rest: FA2 and cuDNN only, the ratios the notes quote; short sampling)
 peers=fa2,cudnn,efficient
-[ "$quick" = 1 ] && peers=fa2,cudnn
+sample=0.1
+if [ "$quick" = 1 ] || [ "$rest" = 1 ]; then
+  peers=fa2,cudnn
+  sample=0.05
+fi
 
 if [ "$verified" = 1 ]; then
   # ---- 3. the exhaustive sweep
   # ~770 (configuration, shape) pairs: short sampling keeps the sweep near 2-3 minutes; the GPU stays busy
   # from one configuration to the next, so a short warm-up by time suffices (the peers step re-times the winners)
-  # (--quick: ~730 pairs, half the sampling time, to stay under 8 minutes in all)
-  sample=0.1
-  [ "$quick" = 1 ] && sample=0.05
+  # (--quick, --rest: ~600-700 pairs, half the sampling time, to stay under 8 minutes in all)
   step sweep "$ATTN_TUNE" sweep "$spec" --shape "$shapes" --device "$cuda" --max-time "$sample" --min-samples 5 \
     --warmup-time 0.05 --watchdog 30 --overwrite -q --out "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))
   statuses "$work/flash_attn_fwd_ws.json" > "$work/sweep.status" 2>&1 || failures=$((failures + 1))
@@ -177,28 +188,34 @@ for g in d["groups"]:
     cells = [f"{base / best[c]:.3f}" if base and c in best else "" for c in combos]
     print(f'| {g["shape"]} | ' + " | ".join(cells) + " |")
 print()
-# EXP_POLY (softmax exponentials on the FMA-pipe polynomial) and RESCALE_SKIP, offered on a subset of
-# the configurations: per shape, best(no knob) / best(knob) over all configurations, and over the
-# subset the geometric mean of t(same configuration without) / t(with) (> 1: the knob is faster)
-knobs = [(1, 0), (2, 0), (0, 1)]
-def base_key(e):
-    return ",".join(kv for kv in e["key"].split(",") if not kv.startswith(("EXP_POLY=", "RESCALE_SKIP=")))
-print("| shape | " + " | ".join(f"best EP{a} RS{b}" for a, b in knobs) + " | "
-      + " | ".join(f"paired EP{a} RS{b} (n)" for a, b in knobs) + " |")
-print("| --- |" + " ---: |" * (2 * len(knobs)))
+# Knobs offered on part of the space: per shape, over the configurations that have the knob, the geometric
+# mean of t(same configuration with the knob at 0) / t(with it) (> 1: the knob is faster), and best(all
+# configurations) / best(with the knob) (>= 1 when a configuration with it wins)
+knobs = [("PINGPONG", 1, "OVERLAP=0"), ("EXP_POLY", 1, ""), ("EXP_POLY", 2, ""), ("RESCALE_SKIP", 1, "")]
+rows, used = [], set()
 for g in d["groups"]:
     ok = [e for e in g["entries"] if e["status"] == "ok"]
-    t = {(base_key(e), knob(e, "EXP_POLY"), knob(e, "RESCALE_SKIP")): e["timing"]["median_ms"] for e in ok}
-    base = min((v for (b, a, r), v in t.items() if a == 0 and r == 0), default=None)
-    best, paired = [], []
-    for a, r in knobs:
-        with_knob = {b: v for (b, a2, r2), v in t.items() if (a2, r2) == (a, r)}
-        best.append(f"{base / min(with_knob.values()):.3f}" if base and with_knob else "")
-        ratios = [t[(b, 0, 0)] / v for b, v in with_knob.items() if (b, 0, 0) in t]
-        gm = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
-        paired.append(f"{gm:.3f} ({len(ratios)})" if gm else "")
-    print(f'| {g["shape"]} | ' + " | ".join(best) + " | " + " | ".join(paired) + " |")
-print()
+    t = {e["key"]: e["timing"]["median_ms"] for e in ok}
+    best_all = min(t.values(), default=None)
+    cells = []
+    for i, (name, value, cond) in enumerate(knobs):
+        with_knob = {k: v for k, v in t.items() if f"{name}={value}" in k.split(",") and (not cond or cond in k.split(","))}
+        ratios = [t[k.replace(f"{name}={value}", f"{name}=0")] / v for k, v in with_knob.items()
+                  if k.replace(f"{name}={value}", f"{name}=0") in t]
+        if ratios:
+            used.add(i)
+            gm = math.exp(sum(map(math.log, ratios)) / len(ratios))
+            cells.append(f"{gm:.3f} ({len(ratios)}), {best_all / min(with_knob.values()):.3f}")
+        else:
+            cells.append("")
+    rows.append((g["shape"], cells))
+cols = sorted(used)
+if cols:
+    print("| shape | " + " | ".join(f"{knobs[i][0]}={knobs[i][1]}{' ' + knobs[i][2] if knobs[i][2] else ''}: paired (n), best" for i in cols) + " |")
+    print("| --- |" + " ---: |" * len(cols))
+    for shape, cells in rows:
+        print(f"| {shape} | " + " | ".join(cells[i] for i in cols) + " |")
+    print()
 for k, n in wins.most_common():
     print(f"winner on {n} shape(s): {k}")
 EOF
@@ -206,38 +223,54 @@ EOF
   say "most frequent winner: ${winner:-none}"
   cat "$work/winners.md"
 
+  # ---- 3b. PINGPONG with OVERLAP 0 (S and P V issued in turn) against without, side by side:
+  # the 8 configurations of 2 / 3 consumers x 2 / 3 stages x ping-pong, non-persistent, in one sweep
+  # with twice the sampling (on the N = 16384 anchor too in --rest; D = 128 fits 2 consumers only)
+  cat > "$work/flash_attn_fwd_ws_pingpong0.json" <<EOF
+{
+  "attn_tune_spec": 1,
+  "extends": "$root/configs/flash_attn_fwd_ws.json",
+  "name": "flash_attn_fwd_ws_pingpong0",
+  "kernels": {
+    "prefill_ws": {
+      "params": { "WS_CONSUMERS": [2, 3], "CONS_ROWS": [64], "BLOCK_N": [128], "STAGES": [2, 3], "REG_SPLIT": [1],
+                  "OVERLAP": [0], "PINGPONG": [0, 1], "PERSISTENT": [0], "CLUSTER": [1], "EXP_POLY": [0], "RESCALE_SKIP": [0] },
+      "presets": { "ThreeNoOverlap": { "WS_CONSUMERS": 3, "CONS_ROWS": 64, "BLOCK_N": 128, "STAGES": 2, "REG_SPLIT": 1, "OVERLAP": 0,
+                                       "PINGPONG": 0, "PERSISTENT": 0, "CLUSTER": 1, "EXP_POLY": 0, "RESCALE_SKIP": 0 } },
+      "baseline": "ThreeNoOverlap"
+    }
+  }
+}
+EOF
+  pp0_shapes="fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,bf16-d64-n4096"
+  pp0_shapes+=",fp16-d128-n1024,fp16-d128-n4096,fp16-d128-n4096-causal"
+  [ "$rest" = 1 ] && pp0_shapes="fp16-d64-n1024,fp16-d64-n4096,bf16-d64-n4096,fp16-d128-n4096,fp16-d64-n16384,fp16-d64-n16384-causal,fp16-d128-n16384"
+  step pingpong0 "$ATTN_TUNE" sweep "$work/flash_attn_fwd_ws_pingpong0.json" --shape "$pp0_shapes" --device "$cuda" \
+    --max-time "$(python3 -c "print(2 * $sample)")" --min-samples 5 --warmup-time 0.05 --watchdog 30 --overwrite -q \
+    --out "$work/pingpong0.json" || failures=$((failures + 1))
+  python3 - "$work/pingpong0.json" > "$work/pingpong0.md" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("| shape | consumers | stages | ms without | ms with PINGPONG | without / with |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
+for g in d["groups"]:
+    t = {e["key"]: e["timing"]["median_ms"] for e in g["entries"] if e["status"] == "ok"}
+    for k, v in sorted(t.items()):
+        if "PINGPONG=0" in k.split(",") and k.replace("PINGPONG=0", "PINGPONG=1") in t:
+            w = t[k.replace("PINGPONG=0", "PINGPONG=1")]
+            kv = dict(x.split("=") for x in k.split(","))
+            print(f'| {g["shape"]} | {kv["WS_CONSUMERS"]} | {kv["STAGES"]} | {v:.4f} | {w:.4f} | {v / w:.3f} |')
+EOF
+  cat "$work/pingpong0.md"
+
   # ---- 4. the peers: attn-tune's best per shape against SDPA's FA2 / cuDNN / mem-efficient
   step peers python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.json" \
     --shape "$peer_shapes" --reps 3 --peers "$peers" --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
     failures=$((failures + 1))
   tail -25 "$work/peers.log"
-  # the same against the best without EXP_POLY / RESCALE_SKIP, where the winner uses one of them
-  knob_shapes=$(python3 - "$work/flash_attn_fwd_ws.json" "$work/flash_attn_fwd_ws.base.json" "$peer_shapes" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-wanted = set(sys.argv[3].split(","))
-new = lambda e: any(kv in ("EXP_POLY=1", "EXP_POLY=2", "RESCALE_SKIP=1") for kv in e["key"].split(","))
-shapes = []
-for g in d["groups"]:
-    ok = [e for e in g["entries"] if e["status"] == "ok"]
-    if g["shape"] in wanted and ok and new(min(ok, key=lambda e: e["timing"]["median_ms"])):
-        shapes.append(g["shape"])
-    g["entries"] = [e for e in g["entries"] if not new(e)]
-json.dump(d, open(sys.argv[2], "w"))
-print(",".join(shapes))
-EOF
-)
-  if [ -n "$knob_shapes" ]; then
-    step peers_base python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.base.json" \
-      --shape "$knob_shapes" --reps 3 --peers "$peers" --attn-tune "$ATTN_TUNE" --out "$work/attention_peers_base" ||
-      failures=$((failures + 1))
-    tail -12 "$work/peers_base.log"
-  else
-    say "peers_base: no winner uses EXP_POLY or RESCALE_SKIP"
-  fi
 
-  # ---- 5. determinism matrix on the winner
-  if [ -n "$winner" ]; then
+  # ---- 5. determinism matrix on the winner (not in --rest: --quick ran it)
+  if [ -n "$winner" ] && [ "$rest" = 0 ]; then
     # B = 33 is left out: drawing its inputs on one host core is most of the matrix's time
     step determinism "$ATTN_TUNE" determinism "$spec" -k prefill_ws --set "$winner" --head-dims 64,128 \
       --batch-sizes 1,2,8 --shape "fp16-d128-n1024-causal,Hq=4,Hkv=4,Nq=256" --device "$cuda" \
