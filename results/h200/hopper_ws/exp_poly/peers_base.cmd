@@ -1,0 +1,1 @@
+python3 scripts/compare/attention_peers.py --leaderboard /root/out/hopper_ws/flash_attn_fwd_ws.base.json --shape fp16-d64-n4096 --reps 3 --peers fa2\,cudnn --attn-tune /work/main/build-gpu/app/attn-tune --out /root/out/hopper_ws/attention_peers_base 
