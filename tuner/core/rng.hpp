@@ -2,9 +2,11 @@
 // every machine, so a sequence's inputs at B=1 equal its inputs inside B=33.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string_view>
+#include <vector>
 
 namespace attn {
 
@@ -30,5 +32,13 @@ class UniformStream {
  private:
   std::mt19937_64 engine_;
 };
+
+// N floats uniform in [lo, hi) from the stream (SEED, LABEL, 0): a whole input buffer.
+inline std::vector<float> uniform_floats(std::size_t n, std::uint64_t seed, std::string_view label, double lo, double hi) {
+  UniformStream rng(stream_seed(seed, label, 0));
+  std::vector<float> out(n);
+  for (auto& x : out) x = static_cast<float>(rng.next(lo, hi));
+  return out;
+}
 
 }  // namespace attn

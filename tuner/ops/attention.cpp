@@ -15,6 +15,7 @@
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/attention_layout.hpp"
 #include "tuner/ops/attention_reference.hpp"
+#include "tuner/ops/pod_bytes.hpp"
 #include "tuner/ops/row_verification.hpp"
 
 namespace attn {
@@ -158,12 +159,7 @@ class AttentionProblem final : public Problem {
     reference_.clear();
   }
 
-  std::vector<std::byte> params_bytes() const override {
-    const attn_params p = s_.params();
-    std::vector<std::byte> bytes(sizeof p);
-    std::memcpy(bytes.data(), &p, sizeof p);
-    return bytes;
-  }
+  std::vector<std::byte> params_bytes() const override { return pod_bytes(s_.params()); }
 
   std::vector<OutputDeclaration> outputs() const override {
     OutputDeclaration o{"o", element_type(s_.dtype), {}, {}};

@@ -1,37 +1,22 @@
 #include "tuner/ops/deformable.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <mutex>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "tuner/core/parallel_for.hpp"
 #include "tuner/core/rng.hpp"
 #include "tuner/ops/deformable_reference.hpp"
 #include "tuner/ops/deformable_shape.hpp"
+#include "tuner/ops/pod_bytes.hpp"
 #include "tuner/ops/row_verification.hpp"
+#include "tuner/ops/sampled_reference_problem.hpp"
 
 namespace attn {
 namespace {
 
 using json = nlohmann::json;
 
-constexpr long long kDefaultRows = 16384;  // queries: the standard shape (15200) is checked whole
-
-HostBuffer input_buffer(const char* name, const std::vector<float>& values) {
-  HostBuffer b{name, false, std::vector<std::byte>(values.size() * 4), {}};
-  std::memcpy(b.data.data(), values.data(), values.size() * 4);
-  return b;
-}
-
-float load_float(const std::vector<std::byte>& buf, std::size_t index) {
-  float x;
-  std::memcpy(&x, buf.data() + index * 4, 4);
-  return x;
-}
+constexpr std::size_t kDefaultRows = 16384;  // queries: the standard shape (15200) is checked whole
 
 // Image b's inputs: value uniform in [-1, 1), locations uniform in [0, 1) (borders
 // sample the zero padding), attention weights a softmax over each (query, head)'s
@@ -57,15 +42,14 @@ DeformableValues random_inputs(const DeformableShape& s, std::uint64_t seed) {
   return in;
 }
 
-class DeformableProblem final : public Problem {
+class DeformableProblem final : public SampledReferenceProblem {
  public:
   DeformableProblem(const DeformableShape& shape, std::uint64_t seed)
-      : s_(shape), seed_(seed), in_(random_inputs(shape, seed)) {
-    const std::uint32_t nan = 0x7fc00000u;
-    HostBuffer out{"out", true, std::vector<std::byte>(s_.out_elements() * 4), std::vector<std::byte>(4)};
-    std::memcpy(out.poison.data(), &nan, 4);
-    buffers_ = {input_buffer("value", in_.value), input_buffer("loc", in_.loc), input_buffer("attn", in_.attn),
-                std::move(out)};
+      : SampledReferenceProblem(seed, kDefaultRows), s_(shape), in_(random_inputs(shape, seed)) {
+    buffers_ = {{"value", false, float_bytes(in_.value), {}},
+                {"loc", false, float_bytes(in_.loc), {}},
+                {"attn", false, float_bytes(in_.attn), {}},
+                {"out", true, std::vector<std::byte>(s_.out_elements() * 4), float_nan_poison()}};
   }
 
   // out is [B][Nq][heads][channels]: a sequence is one image's queries.
@@ -79,14 +63,7 @@ class DeformableProblem final : public Problem {
              even_sequence_offsets(s_.out_elements(), s_.B)}};
   }
 
-  std::vector<std::byte> params_bytes() const override {
-    const deformable_params p = s_.params();
-    std::vector<std::byte> bytes(sizeof p);
-    std::memcpy(bytes.data(), &p, sizeof p);
-    return bytes;
-  }
-
-  void precompute_reference(const Tolerance& tol) const override { reference(checked_rows(tol)); }
+  std::vector<std::byte> params_bytes() const override { return pod_bytes(s_.params()); }
 
   // Per sampled point and channel: four corners, each weighted and added (the
   // attention weight folded into the corner weights).
@@ -96,38 +73,12 @@ class DeformableProblem final : public Problem {
   }
 
   VerifyReport verify(const std::vector<std::vector<std::byte>>& outputs, const Tolerance& tol) const override {
-    const std::vector<std::byte>& out = outputs.at(0);
-    const std::size_t row = std::size_t(s_.heads) * s_.channels;
-    VerifyReport r;
-    r.rows_total = static_cast<long long>(s_.B) * s_.Nq;
-    for (std::size_t e = 0; e < s_.out_elements(); ++e) {
-      const float x = load_float(out, e);
-      if (std::isfinite(x)) continue;
-      if (r.nonfinite++ == 0) r.worst = fmt::format("{} = {} (not written, or not finite)", element_name(e), x);
-    }
-    const auto& rows = checked_rows(tol);
-    const auto& ref = reference(rows);
-    double err2 = 0, ref2 = 0, worst_abs = -1;
-    for (std::size_t r_i = 0; r_i < rows.size(); ++r_i) {
-      for (std::size_t c = 0; c < row; ++c) {
-        const double want = ref[r_i * row + c];
-        const double got = load_float(out, rows[r_i] * row + c);
-        if (!std::isfinite(got)) continue;  // counted in nonfinite above
-        const double diff = std::abs(got - want);
-        err2 += diff * diff;
-        ref2 += want * want;
-        if (diff > worst_abs) {
-          worst_abs = diff;
-          if (r.nonfinite == 0)
-            r.worst = fmt::format("{} = {:.7g}, expected {:.7g}", element_name(rows[r_i] * row + c), got, want);
-        }
-      }
-    }
-    r.rows_checked = static_cast<long long>(rows.size());
-    r.max_abs = std::max(0.0, worst_abs);
-    r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
-    r.passed = r.nonfinite == 0 && r.rel_l2 <= tol.rel_l2 && r.max_abs <= tol.max_abs;
-    return r;
+    const auto& [rows, ref] = reference(tol);
+    const std::size_t row = reference_row_length();
+    const FloatRowLayout layout{std::size_t(s_.B) * s_.Nq, int(row),
+                                [=](std::size_t r, int c) { return r * row + std::size_t(c); },
+                                [this](std::size_t e) { return element_name(e); }, 7};
+    return verify_float_rows(outputs.at(0), layout, rows, ref, tol);
   }
 
  private:
@@ -136,37 +87,21 @@ class DeformableProblem final : public Problem {
     return fmt::format("out[b={},q={},h={},c={}]", e / (H * C) / s_.Nq, e / (H * C) % s_.Nq, e / C % H, e % C);
   }
 
-  // The (image, query) rows verified: all of them when few, else the corners plus a fixed random sample.
-  const std::vector<std::size_t>& checked_rows(const Tolerance& tol) const {
-    std::lock_guard lock(mutex_);
-    const std::size_t total = std::size_t(s_.B) * s_.Nq;
-    const std::size_t limit = std::size_t(tol.max_rows > 0 ? tol.max_rows : kDefaultRows);
-    if (!rows_.empty() && rows_limit_ == limit) return rows_;
-    rows_limit_ = limit;
-    rows_ = sample_rows(total, limit, seed_, {0, std::size_t(s_.Nq - 1), total - 1, total - std::size_t(s_.Nq)});
-    reference_.clear();
-    return rows_;
+  // Logical row r = b * Nq + q: one (image, query)'s heads x channels outputs.
+  std::size_t reference_rows() const override { return std::size_t(s_.B) * s_.Nq; }
+  // The first and last queries of the first and last images.
+  std::vector<std::size_t> always_checked_rows() const override {
+    const std::size_t total = reference_rows();
+    return {0, std::size_t(s_.Nq - 1), total - 1, total - std::size_t(s_.Nq)};
   }
+  std::size_t reference_row_length() const override { return std::size_t(s_.heads) * s_.channels; }
 
-  const std::vector<double>& reference(const std::vector<std::size_t>& rows) const {
-    std::lock_guard lock(mutex_);
-    if (!reference_.empty()) return reference_;
-    const std::size_t row = std::size_t(s_.heads) * s_.channels;
-    reference_.assign(rows.size() * row, 0.0);
-    parallel_for(rows.size(), [&](std::size_t r_i) {
-      const int b = int(rows[r_i] / s_.Nq), q = int(rows[r_i] % s_.Nq);
-      deformable_reference_query(s_, in_, b, q, reference_.data() + r_i * row);
-    });
-    return reference_;
+  void reference_row(std::size_t row, double* out) const override {
+    deformable_reference_query(s_, in_, int(row / s_.Nq), int(row % s_.Nq), out);
   }
 
   DeformableShape s_;
-  std::uint64_t seed_;
   DeformableValues in_;
-  mutable std::mutex mutex_;
-  mutable std::vector<std::size_t> rows_;
-  mutable std::size_t rows_limit_ = 0;
-  mutable std::vector<double> reference_;
 };
 
 class DeformableOperation final : public Operation {

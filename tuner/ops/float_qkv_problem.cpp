@@ -6,17 +6,6 @@
 #include "tuner/ops/row_verification.hpp"
 
 namespace attn {
-namespace {
-
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, const char* label) {
-  UniformStream rng(stream_seed(seed, label, 0));
-  std::vector<float> x(n);
-  for (auto& e : x) e = static_cast<float>(rng.next(-1, 1));
-  return x;
-}
-
-}  // namespace
-
 FloatQkvProblem::FloatQkvProblem(Inputs inputs, std::uint64_t seed)
     : SampledReferenceProblem(seed, 2048), q_(std::move(inputs.q)), k_(std::move(inputs.k)), v_(std::move(inputs.v)) {
   buffers_ = {{"q", false, float_bytes(q_), {}},
@@ -26,7 +15,8 @@ FloatQkvProblem::FloatQkvProblem(Inputs inputs, std::uint64_t seed)
 }
 
 FloatQkvProblem::Inputs FloatQkvProblem::random_inputs(std::size_t elements, std::uint64_t seed) {
-  return {random_floats(elements, seed, "q"), random_floats(elements, seed, "k"), random_floats(elements, seed, "v")};
+  return {uniform_floats(elements, seed, "q", -1, 1), uniform_floats(elements, seed, "k", -1, 1),
+          uniform_floats(elements, seed, "v", -1, 1)};
 }
 
 }  // namespace attn

@@ -53,7 +53,8 @@ VerifyReport verify_float_rows(const std::vector<std::byte>& output, const Float
       ref2 += want * want;
       if (diff > worst_abs) {
         worst_abs = diff;
-        if (r.nonfinite == 0) r.worst = fmt::format("{} = {:.8g}, expected {:.8g}", layout.name(e), got, want);
+        if (r.nonfinite == 0)
+          r.worst = fmt::format("{} = {:.{}g}, expected {:.{}g}", layout.name(e), got, layout.digits, want, layout.digits);
       }
     }
   }

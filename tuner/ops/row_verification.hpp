@@ -22,6 +22,7 @@ struct FloatRowLayout {
   std::function<std::size_t(std::size_t r, int c)> element;
   // "o[i=3,c=7]": how a report names an element.
   std::function<std::string(std::size_t element)> name;
+  int digits = 8;  // significant digits of the values a report prints
 };
 
 // The rows verified: all of them when there are at most LIMIT, else ALWAYS

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "tuner/core/parallel_for.hpp"
 #include "tuner/core/rng.hpp"
+#include "tuner/ops/pod_bytes.hpp"
 #include "tuner/ops/row_verification.hpp"
+#include "tuner/ops/sampled_reference_problem.hpp"
 #include "tuner/ops/similarity_reference.hpp"
 #include "tuner/ops/similarity_shape.hpp"
 
@@ -19,14 +19,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr long long kDefaultRows = 256;  // each row holds M outputs: 256 rows of 8192 keys = 2M checked values
-
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, const char* stream, double lo, double hi) {
-  UniformStream rng(stream_seed(seed, stream, 0));
-  std::vector<float> out(n);
-  for (auto& x : out) x = static_cast<float>(rng.next(lo, hi));
-  return out;
-}
+constexpr std::size_t kDefaultRows = 256;  // each row holds M outputs: 256 rows of 8192 keys = 2M checked values
 
 HostBuffer input_buffer(const char* name, const std::vector<float>& values) {
   HostBuffer b{name, false, std::vector<std::byte>(std::max<std::size_t>(16, values.size() * 4)), {}};
@@ -34,46 +27,32 @@ HostBuffer input_buffer(const char* name, const std::vector<float>& values) {
   return b;
 }
 
-float load_float(const std::vector<std::byte>& buf, std::size_t index) {
-  float x;
-  std::memcpy(&x, buf.data() + index * 4, 4);
-  return x;
-}
-
-class SimilarityProblem final : public Problem {
+class SimilarityProblem final : public SampledReferenceProblem {
  public:
-  SimilarityProblem(const SimilarityShape& shape, std::uint64_t seed) : s_(shape), seed_(seed) {
+  SimilarityProblem(const SimilarityShape& shape, std::uint64_t seed)
+      : SampledReferenceProblem(seed, kDefaultRows), s_(shape) {
     const std::size_t P = s_.proj_dim();
     // Weights with variance 1/D keep projected features, and so outputs, of order one.
     const double w = std::sqrt(3.0 / s_.D);
-    q_ = random_floats(std::size_t(s_.N) * s_.D, seed_, "q", -1, 1);
-    k_ = random_floats(std::size_t(s_.M) * s_.D, seed_, "k", -1, 1);
-    wq_ = random_floats(P * s_.D, seed_, "wq", -w, w);
-    wk_ = random_floats(P * s_.D, seed_, "wk", -w, w);
+    q_ = uniform_floats(std::size_t(s_.N) * s_.D, seed, "q", -1, 1);
+    k_ = uniform_floats(std::size_t(s_.M) * s_.D, seed, "k", -1, 1);
+    wq_ = uniform_floats(P * s_.D, seed, "wq", -w, w);
+    wk_ = uniform_floats(P * s_.D, seed, "wk", -w, w);
     std::vector<float> pk;
     if (s_.keys_ahead) {  // what a database would have stored: the exact projection, rounded once
       const auto& exact = projected_keys();
       pk.assign(exact.begin(), exact.end());
     }
-    const std::uint32_t nan = 0x7fc00000u;
-    HostBuffer out{"out", true, std::vector<std::byte>(s_.pairs() * 4), std::vector<std::byte>(4)};
-    std::memcpy(out.poison.data(), &nan, 4);
-    buffers_ = {input_buffer("q", q_),   input_buffer("k", k_),  input_buffer("wq", wq_),
-                input_buffer("wk", wk_), input_buffer("pk", pk), std::move(out)};
+    buffers_ = {input_buffer("q", q_),   input_buffer("k", k_),
+                input_buffer("wq", wq_), input_buffer("wk", wk_),
+                input_buffer("pk", pk),  {"out", true, std::vector<std::byte>(s_.pairs() * 4), float_nan_poison()}};
   }
 
   std::vector<OutputDeclaration> outputs() const override {
     return {{"out", ElementType::F32, {{"q", std::size_t(s_.N)}, {"k", std::size_t(s_.M)}}, {}}};
   }
 
-  std::vector<std::byte> params_bytes() const override {
-    const similarity_params p = s_.params();
-    std::vector<std::byte> bytes(sizeof p);
-    std::memcpy(bytes.data(), &p, sizeof p);
-    return bytes;
-  }
-
-  void precompute_reference(const Tolerance& tol) const override { reference(checked_rows(tol)); }
+  std::vector<std::byte> params_bytes() const override { return pod_bytes(s_.params()); }
 
   // The mathematics done once: both projections (the key one only when the
   // kernels compute it) and the product of the projections.
@@ -93,52 +72,22 @@ class SimilarityProblem final : public Problem {
   double work_items() const override { return double(s_.pairs()); }
 
   VerifyReport verify(const std::vector<std::vector<std::byte>>& outputs, const Tolerance& tol) const override {
-    const std::vector<std::byte>& out = outputs.at(0);
-    VerifyReport r;
-    r.rows_total = s_.N;
-    for (std::size_t e = 0; e < s_.pairs(); ++e) {
-      const float x = load_float(out, e);
-      if (std::isfinite(x)) continue;
-      if (r.nonfinite++ == 0) r.worst = fmt::format("{} = {} (not written, or not finite)", element_name(e), x);
-    }
-    const auto& rows = checked_rows(tol);
-    const auto& ref = reference(rows);
-    double err2 = 0, ref2 = 0, worst_abs = -1;
-    for (std::size_t r_i = 0; r_i < rows.size(); ++r_i) {
-      const std::size_t base = rows[r_i] * s_.M;
-      for (int j = 0; j < s_.M; ++j) {
-        const double want = ref[r_i * s_.M + j];
-        const double got = load_float(out, base + j);
-        if (!std::isfinite(got)) continue;  // counted in nonfinite above
-        const double diff = std::abs(got - want);
-        err2 += diff * diff;
-        ref2 += want * want;
-        if (diff > worst_abs) {
-          worst_abs = diff;
-          if (r.nonfinite == 0) r.worst = fmt::format("{} = {:.7g}, expected {:.7g}", element_name(base + j), got, want);
-        }
-      }
-    }
-    r.rows_checked = static_cast<long long>(rows.size());
-    r.max_abs = std::max(0.0, worst_abs);
-    r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
-    r.passed = r.nonfinite == 0 && r.rel_l2 <= tol.rel_l2 && r.max_abs <= tol.max_abs;
-    return r;
+    const auto& [rows, ref] = reference(tol);
+    const std::size_t M = std::size_t(s_.M);
+    const FloatRowLayout layout{std::size_t(s_.N), s_.M, [=](std::size_t r, int j) { return r * M + std::size_t(j); },
+                                [=](std::size_t e) { return fmt::format("out[i={},j={}]", e / M, e % M); }, 7};
+    return verify_float_rows(outputs.at(0), layout, rows, ref, tol);
   }
 
  private:
-  std::string element_name(std::size_t e) const { return fmt::format("out[i={},j={}]", e / s_.M, e % s_.M); }
+  // Logical row i: query i's scores against all M keys.
+  std::size_t reference_rows() const override { return std::size_t(s_.N); }
+  std::vector<std::size_t> always_checked_rows() const override { return {0, std::size_t(s_.N) - 1}; }
+  std::size_t reference_row_length() const override { return std::size_t(s_.M); }
 
-  // The query rows verified: all of them when few, else the first and last plus a fixed random sample.
-  const std::vector<std::size_t>& checked_rows(const Tolerance& tol) const {
-    std::lock_guard lock(mutex_);
-    const std::size_t total = s_.N;
-    const std::size_t limit = std::size_t(tol.max_rows > 0 ? tol.max_rows : kDefaultRows);
-    if (!rows_.empty() && rows_limit_ == limit) return rows_;
-    rows_limit_ = limit;
-    rows_ = sample_rows(total, limit, seed_, {0, total - 1});
-    reference_.clear();
-    return rows_;
+  void reference_row(std::size_t row, double* out) const override {
+    const std::vector<double> pq = project_rows(q_.data() + row * s_.D, 1, wq_.data(), s_.D, s_.proj_dim());
+    similarity_reference_row(s_, pq.data(), projected_keys(), out);
   }
 
   // Every key projected, in double: shared by the reference rows and the keys_ahead input.
@@ -148,30 +97,10 @@ class SimilarityProblem final : public Problem {
     return pk_;
   }
 
-  const std::vector<double>& reference(const std::vector<std::size_t>& rows) const {
-    const auto& pk = projected_keys();
-    std::lock_guard lock(mutex_);
-    if (!reference_.empty()) return reference_;
-    const std::size_t P = s_.proj_dim();
-    std::vector<float> q_rows(rows.size() * s_.D);
-    for (std::size_t r_i = 0; r_i < rows.size(); ++r_i)
-      std::copy_n(q_.begin() + rows[r_i] * s_.D, s_.D, q_rows.begin() + r_i * s_.D);
-    const std::vector<double> pq = project_rows(q_rows.data(), rows.size(), wq_.data(), s_.D, s_.proj_dim());
-    reference_.assign(rows.size() * s_.M, 0.0);
-    parallel_for(rows.size(), [&](std::size_t r_i) {
-      similarity_reference_row(s_, pq.data() + r_i * P, pk, reference_.data() + r_i * s_.M);
-    });
-    return reference_;
-  }
-
   SimilarityShape s_;
-  std::uint64_t seed_;
   std::vector<float> q_, k_, wq_, wk_;
-  mutable std::mutex mutex_, pk_mutex_;
+  mutable std::mutex pk_mutex_;
   mutable std::vector<double> pk_;
-  mutable std::vector<std::size_t> rows_;
-  mutable std::size_t rows_limit_ = 0;
-  mutable std::vector<double> reference_;
 };
 
 class SimilarityOperation final : public Operation {
