@@ -31,6 +31,17 @@ __device__ __forceinline__ void kv_tile_range(const attn_params& p, int m0, int 
     ntiles = (n_hi > n_lo && m0 < p.Nq) ? (n_hi + block_n - 1) / block_n - tb : 0;
 }
 
+/* The keys the query at position pos attends: j_lo <= key < j_hi (causal: bottom-right
+ * aligned; window: |pos - key| <= window; every key below Nkv otherwise) */
+__device__ __forceinline__ void kept_keys(const attn_params& p, int pos, int& j_lo, int& j_hi) {
+    j_hi = p.Nkv, j_lo = 0;
+    if (p.causal) j_hi = min(j_hi, pos + 1);
+    if (p.window > 0) {
+        j_hi = min(j_hi, pos + p.window + 1);
+        j_lo = pos - p.window;
+    }
+}
+
 /* ALiBi slope of query head h times log2(e) (0 without ALiBi) */
 __device__ __forceinline__ float alibi_slope_log2(const attn_params& p, int h) {
     if (!(p.max_bias > 0.f)) return 0.f;
@@ -59,12 +70,8 @@ __device__ __forceinline__ void mask_tile(float (&s)[kSN][32], const attn_params
     for (int hh = 0; hh < 2; ++hh) {
         const int i = i0 + 8 * hh;
         const int pos = p.kv_offset + i;
-        int j_hi = Nkv, j_lo = 0; /* key j is kept iff j_lo <= j < j_hi */
-        if (p.causal) j_hi = min(j_hi, pos + 1);
-        if (p.window > 0) {
-            j_hi = min(j_hi, pos + p.window + 1);
-            j_lo = pos - p.window;
-        }
+        int j_lo, j_hi; /* key j is kept iff j_lo <= j < j_hi */
+        kept_keys(p, pos, j_lo, j_hi);
         const bool mrow_ok = p.has_mask && i < Nq;
         const __half* __restrict__ mrow = mask_b + (long long)(i < Nq ? i : 0) * Nkv;
 #pragma unroll

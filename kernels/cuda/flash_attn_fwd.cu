@@ -430,7 +430,8 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
 #pragma unroll
                         for (int hh = 0; hh < 2; ++hh) {
                             const int pos = p.kv_offset + row_base + mt * 16 + hh * 8 + lr;
-                            /* key j is kept iff j_lo <= j < j_hi */
+                            /* key j is kept iff j_lo <= j < j_hi: score_mods::kept_keys written out, because
+                             * calling it changed ptxas' registers on 108 of this kernel's 226 configurations */
                             int j_hi = Nkv, j_lo = 0;
                             if (p.causal) j_hi = min(j_hi, pos + 1);
                             if (p.window > 0) {

@@ -108,6 +108,7 @@ typedef __nv_bfloat16 elem_t;
 #include "cuda/ptx/mma.cuh"
 #include "cuda/ptx/wgmma.cuh"
 #include "cuda/attn_score_mods.cuh"
+#include "cuda/wgmma_output.cuh"
 
 namespace fw {
 
@@ -417,22 +418,5 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
 
     /* ---- epilogue: full row sums, sinks, normalize, store ---- */
     const float sink2 = p.has_sinks ? sinks[h] * kLog2e : kNegInf;
-#pragma unroll
-    for (int hh = 0; hh < 2; ++hh) {
-        float l = row_l[hh];
-        l += __shfl_xor_sync(0xffffffffu, l, 1);
-        l += __shfl_xor_sync(0xffffffffu, l, 2);
-        const float inv = score_mods::row_normalizer(l, row_m[hh], sink2, p.has_sinks);
-        const int gr = m0 + wrow + lr + 8 * hh;
-        if (gr < Nq) {
-            elem_t* __restrict__ orow = og + (long long)gr * HEAD_DIM + lc;
-#pragma unroll
-            for (int j = 0; j < kON; ++j)
-#pragma unroll
-                for (int c = 0; c < 8; ++c)
-                    if (64 * j + 8 * c < HEAD_DIM) /* padded columns are never stored */
-                        *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) =
-                            pack2<elem_t>(oacc[j][4 * c + 2 * hh] * inv, oacc[j][4 * c + 2 * hh + 1] * inv);
-        }
-    }
+    store_output_rows<elem_t, kON, HEAD_DIM>(oacc, row_m, row_l, sink2, p.has_sinks, og, m0 + wrow + lr, Nq, lc);
 }

@@ -184,6 +184,7 @@ typedef __nv_bfloat16 elem_t;
 #include "cuda/ptx/wgmma.cuh"
 #include "cuda/attn_score_mods.cuh"
 #include "cuda/exp2_poly.cuh"
+#include "cuda/wgmma_output.cuh"
 
 namespace ws {
 
@@ -699,23 +700,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         elem_t* __restrict__ og = o + ((long long)(t.b * p.Hq + t.h) * Nq) * HEAD_DIM;
 #pragma unroll
         for (int r = 0; r < kRT; ++r)
-#pragma unroll
-            for (int hh = 0; hh < 2; ++hh) {
-                float l = row_l[r][hh];
-                l += __shfl_xor_sync(0xffffffffu, l, 1);
-                l += __shfl_xor_sync(0xffffffffu, l, 2);
-                const float inv = score_mods::row_normalizer(l, row_m[r][hh], sink2, p.has_sinks);
-                const int gr = m0 + crow + 64 * r + lr + 8 * hh;
-                if (gr < Nq) {
-                    elem_t* __restrict__ orow = og + (long long)gr * HEAD_DIM + lc;
-#pragma unroll
-                    for (int j = 0; j < kON; ++j)
-#pragma unroll
-                        for (int c = 0; c < 8; ++c)
-                            *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) = pack2<elem_t>(
-                                oacc[r][j][4 * c + 2 * hh] * inv, oacc[r][j][4 * c + 2 * hh + 1] * inv);
-                }
-            }
+            store_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], row_m[r], row_l[r], sink2, p.has_sinks, og,
+                                                     m0 + crow + 64 * r + lr, Nq, lc);
     }
 #if CLUSTER == 2
     cluster_sync(); /* no block leaves while its peer may still arrive on its barriers */

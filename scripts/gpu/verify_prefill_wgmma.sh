@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Correctness of every configuration of the two wgmma prefill kernels on small edge shapes (odd
+# lengths, GQA, mask + ALiBi + sinks, window, causal chunk, D = 80 / 96 / 112 / 256): what a change
+# to their shared headers (attn_score_mods.cuh, wgmma_output.cuh) must pass on a Hopper GPU.
+#
+#   OUT=DIR bash scripts/gpu/verify_prefill_wgmma.sh
+#
+# Exit 1 when any configuration is not ok or skipped (the statuses are in DIR/verify/*.status).
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+gpu_output_dir "${OUT:?set OUT to the output folder}/verify"
+gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+gpu_host_info > "$out/host.txt"
+quick=(--device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 --warmup-time 0 --watchdog 15 --overwrite -q)
+edges="fp16-d128-gqa4-mask-alibi-sinks,fp16-d128-gqa4-window-causal,bf16-d64-gqa8-causal-chunk,fp16-d80-n4096-causal"
+edges+=",bf16-d96-n4096,fp16-d112-n4096-causal,fp16-d256-n4096-causal,B=1,Nq=190,Nkv=333"
+run_step ws_small 0 "$ATTN_TUNE" sweep configs/flash_attn_fwd_ws_small.json "${quick[@]}" --out "$out/ws_small.json"
+run_step wgmma_edges 0 "$ATTN_TUNE" sweep configs/flash_attn_fwd_wgmma.json -s "$edges" "${quick[@]}" --out "$out/wgmma_edges.json"
+for f in ws_small wgmma_edges; do
+  python3 - "$out/$f.json" > "$out/$f.status" <<'PY' || failures=$((failures + 1))
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+n = collections.Counter(e["status"] for g in d["groups"] for e in g["entries"])
+print(", ".join(f"{k} {v}" for k, v in sorted(n.items())))
+sys.exit(0 if set(n) <= {"ok", "skipped"} and n["ok"] > 0 else 1)
+PY
+  echo "$f: $(cat "$out/$f.status")"
+done
+echo "failures: $failures"
+[ "$failures" -eq 0 ]
