@@ -53,6 +53,33 @@ TEST(GateRules, SlowerNeedsBothTheThresholdAndTheNoise) {
   EXPECT_EQ(verdict(timed(1.0), timed(1.10), GateRules{0.15}), Verdict::same) << "--threshold 15";
 }
 
+// A median taken at SM_MHZ (NVML's record), THROTTLED or not.
+ConfigResult clocked(double ms, double sm_mhz, bool throttled = false) {
+  ConfigResult r = timed(ms);
+  ClockRecord c;
+  c.sm_mhz_min = c.sm_mhz_median = sm_mhz;
+  c.expected_sm_mhz = 1980;
+  c.throttled = throttled;
+  r.clocks = c;
+  return r;
+}
+
+TEST(GateRules, ASlowdownAtALowerClockSaysSoWithoutChangingTheVerdict) {
+  const ConfigResult slower_clock = clocked(1.08, 1830);
+  const Judgement j = judge(clocked(1.0, 1980), &slower_clock, GateRules{});
+  EXPECT_EQ(j.verdict, Verdict::slower);
+  EXPECT_NE(j.why.find("SM clock 1980 -> 1830 MHz (-7.6%)"), std::string::npos) << j.why;
+
+  const ConfigResult same_clock = clocked(1.08, 1975);
+  EXPECT_EQ(judge(clocked(1.0, 1980), &same_clock, GateRules{}).why.find("SM clock"), std::string::npos)
+      << "clocks within 1% are not worth a word";
+  const ConfigResult no_clock = timed(1.08);
+  EXPECT_EQ(judge(clocked(1.0, 1980), &no_clock, GateRules{}).why.find("SM clock"), std::string::npos)
+      << "a run without NVML (PoCL) has no clocks to compare";
+  const ConfigResult throttled = clocked(1.08, 1500, true);
+  EXPECT_NE(judge(clocked(1.0, 1980), &throttled, GateRules{}).why.find("timed throttled"), std::string::npos);
+}
+
 TEST(GateRules, FasterIsTheMirror) {
   EXPECT_EQ(verdict(timed(1.0), timed(0.80)), Verdict::faster);
   EXPECT_EQ(verdict(timed(1.0, 0.2), timed(0.90, 0.2)), Verdict::uncertain);

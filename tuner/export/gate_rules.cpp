@@ -11,6 +11,21 @@ namespace {
 
 std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
 
+// The clocks the two medians were taken at, where both runs recorded them and they differ by 1% or
+// more: under a power cap a compute-bound kernel's time follows the SM clock (docs/timing.md), so a
+// reader should know before blaming the code. It explains; it does not change the verdict.
+std::string clock_note(const ConfigResult& baseline, const ConfigResult& candidate) {
+  std::string note;
+  if (baseline.clocks && candidate.clocks && baseline.clocks->sm_mhz_median > 0 && candidate.clocks->sm_mhz_median > 0) {
+    const double b = baseline.clocks->sm_mhz_median, c = candidate.clocks->sm_mhz_median;
+    if (std::abs(c / b - 1) >= 0.01)
+      note =
+          fmt::format("; SM clock {:.0f} -> {:.0f} MHz ({}): part of the change may be the clock", b, c, percent(c / b - 1));
+  }
+  if (candidate.clocks && candidate.clocks->throttled) note += "; the candidate was timed throttled";
+  return note;
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -68,15 +83,16 @@ Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, con
   const double size = ratio >= 1 ? ratio - 1 : 1 / ratio - 1;  // the slowdown, or the speedup
   const std::string numbers = fmt::format("{} ({:.4g} -> {:.4g} ms), noise {:.1f}%, threshold {:.1f}%", percent(j.change),
                                           b.median_ms, c.median_ms, 100 * j.band, 100 * rules.threshold);
+  const std::string clocks = clock_note(baseline, *candidate);
   if (size <= rules.threshold) {
     j.verdict = Verdict::same;
-    j.why = numbers + ": within the threshold";
+    j.why = numbers + ": within the threshold" + clocks;
   } else if (size <= j.band) {
     j.verdict = Verdict::uncertain;
-    j.why = numbers + ": beyond the threshold but within the noise";
+    j.why = numbers + ": beyond the threshold but within the noise" + clocks;
   } else {
     j.verdict = j.change > 0 ? Verdict::slower : Verdict::faster;
-    j.why = numbers + ": beyond both";
+    j.why = numbers + ": beyond both" + clocks;
   }
   return j;
 }
