@@ -106,6 +106,13 @@
 #ifndef RESCALE_SKIP
 #define RESCALE_SKIP 0
 #endif
+/* independent partial chains of each row's max and sum in the softmax (1: one
+ * serial chain; 4: four, combined at the end: the max is bitwise the same, the
+ * sum is added in another order). The profile's top stall is a wait on the
+ * previous instruction of a dependent chain. */
+#ifndef SOFTMAX_CHAINS
+#define SOFTMAX_CHAINS 1
+#endif
 
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
@@ -142,6 +149,9 @@
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
+#endif
+#if SOFTMAX_CHAINS != 1 && SOFTMAX_CHAINS != 2 && SOFTMAX_CHAINS != 4
+#error "flash_attn_fwd_ws: SOFTMAX_CHAINS must be 1, 2 or 4"
 #endif
 #if RESCALE_SKIP != 0 && RESCALE_SKIP != 1
 #error "flash_attn_fwd_ws: RESCALE_SKIP must be 0 or 1"
@@ -500,28 +510,41 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             }
 #pragma unroll
             for (int hh = 0; hh < 2; ++hh) {
-                float mx = kNegInf;
+                float mpart[SOFTMAX_CHAINS];
+#pragma unroll
+                for (int k = 0; k < SOFTMAX_CHAINS; ++k) mpart[k] = kNegInf;
 #pragma unroll
                 for (int j = 0; j < kSN; ++j)
 #pragma unroll
-                    for (int c = 0; c < 8; ++c)
-                        mx = fmaxf(mx, fmaxf(s[j][4 * c + 2 * hh], s[j][4 * c + 2 * hh + 1]));
+                    for (int c = 0; c < 8; ++c) {
+                        float& m = mpart[c % SOFTMAX_CHAINS];
+                        m = fmaxf(m, fmaxf(s[j][4 * c + 2 * hh], s[j][4 * c + 2 * hh + 1]));
+                    }
+                float mx = mpart[0];
+#pragma unroll
+                for (int k = 1; k < SOFTMAX_CHAINS; ++k) mx = fmaxf(mx, mpart[k]);
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
                 const float m_new = fmaxf(row_m[r][hh], mx * mul);
                 const float m_use = (m_new == kNegInf) ? 0.f : m_new;
                 alpha[hh] = ex2(row_m[r][hh] - m_use);
                 row_m[r][hh] = m_new;
-                float l = row_l[r][hh] * alpha[hh];
+                float lpart[SOFTMAX_CHAINS];
+                lpart[0] = row_l[r][hh] * alpha[hh];
+#pragma unroll
+                for (int k = 1; k < SOFTMAX_CHAINS; ++k) lpart[k] = 0.f;
 #pragma unroll
                 for (int j = 0; j < kSN; ++j)
 #pragma unroll
                     for (int c = 0; c < 8; ++c) {
                         const float p0 = softmax_exp2(fmaf(s[j][4 * c + 2 * hh], mul, -m_use), 2 * c);
                         const float p1 = softmax_exp2(fmaf(s[j][4 * c + 2 * hh + 1], mul, -m_use), 2 * c + 1);
-                        l += p0 + p1;
+                        lpart[c % SOFTMAX_CHAINS] += p0 + p1;
                         pk[j][2 * c + hh] = pack2<elem_t>(p0, p1);
                     }
+                float l = lpart[0];
+#pragma unroll
+                for (int k = 1; k < SOFTMAX_CHAINS; ++k) l += lpart[k];
                 row_l[r][hh] = l;
             }
         };
