@@ -113,6 +113,13 @@
 #ifndef SOFTMAX_CHAINS
 #define SOFTMAX_CHAINS 1
 #endif
+/* OVERLAP 1 only. 0: the softmax of tile j + 1 packs its P while P V of tile j
+ * still reads the previous P (two P live); 1: it leaves the probabilities in S's
+ * float registers and packs them after P V of tile j retired (FA3's order: one P
+ * live, 32 registers fewer at BLOCK_N 128, so 3 consumers fit 160) */
+#ifndef LATE_PACK
+#define LATE_PACK 0
+#endif
 
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
@@ -137,6 +144,9 @@
 #endif
 #if OVERLAP != 0 && OVERLAP != 1
 #error "flash_attn_fwd_ws: OVERLAP must be 0 or 1"
+#endif
+#if LATE_PACK != 0 && (LATE_PACK != 1 || OVERLAP != 1)
+#error "flash_attn_fwd_ws: LATE_PACK must be 0, or 1 with OVERLAP 1"
 #endif
 #if PINGPONG != 0 && PINGPONG != 1
 #error "flash_attn_fwd_ws: PINGPONG must be 0 or 1"
@@ -498,7 +508,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 
         /* masking and online softmax of row tile r of S (keys n0 ..): P packed into A
          * fragments, the row state updated; O must then be scaled by alpha */
-        auto softmax = [&](int r, float (&s)[kSN][32], int n0, unsigned (&pk)[kSN][16], float (&alpha)[2]) {
+        auto softmax = [&](int r, float (&s)[kSN][32], int n0, [[maybe_unused]] unsigned (&pk)[kSN][16],
+                           float (&alpha)[2]) {
             const int wrow = crow + 64 * r;
             const int w_pos_lo = p.kv_offset + m0 + wrow;
             const int w_pos_hi = p.kv_offset + min(m0 + wrow + 16, Nq) - 1;
@@ -540,7 +551,11 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                         const float p0 = softmax_exp2(fmaf(s[j][4 * c + 2 * hh], mul, -m_use), 2 * c);
                         const float p1 = softmax_exp2(fmaf(s[j][4 * c + 2 * hh + 1], mul, -m_use), 2 * c + 1);
                         lpart[c % SOFTMAX_CHAINS] += p0 + p1;
+#if LATE_PACK
+                        s[j][4 * c + 2 * hh] = p0, s[j][4 * c + 2 * hh + 1] = p1; /* packed by pack_p */
+#else
                         pk[j][2 * c + hh] = pack2<elem_t>(p0, p1);
+#endif
                     }
                 float l = lpart[0];
 #pragma unroll
@@ -567,6 +582,16 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                             oacc[r][j][4 * c + 2 * hh] *= alpha[r][hh];
                             oacc[r][j][4 * c + 2 * hh + 1] *= alpha[r][hh];
                         }
+        };
+
+        /* LATE_PACK: the probabilities the softmax left in S, packed into A fragments */
+        [[maybe_unused]] auto pack_p = [&](const float (&s)[kRT][kSN][32], unsigned (&pk)[kRT][kSN][16]) {
+#pragma unroll
+            for (int r = 0; r < kRT; ++r)
+#pragma unroll
+                for (int j = 0; j < kSN; ++j)
+#pragma unroll
+                    for (int i = 0; i < 16; ++i) pk[r][j][i] = pack2<elem_t>(s[r][j][2 * i], s[r][j][2 * i + 1]);
         };
 
         auto hold_o = [&]() {
@@ -666,6 +691,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             float alpha[kRT][2];
 #pragma unroll
             for (int r = 0; r < kRT; ++r) softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r]); /* O is 0: alpha unused */
+#if LATE_PACK
+            pack_p(s, pk);
+#endif
         }
 #pragma unroll 1
         for (int it = 0; it + 1 < ntiles; ++it) {
@@ -689,6 +717,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             hold_o();
             release_slot(&bars.v_empty[st_v]);
             rescale_o(alpha);
+#if LATE_PACK
+            pack_p(s, pk); /* defined in the loop: no carried copy to disguise */
+#else
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
 #pragma unroll
@@ -696,6 +727,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #pragma unroll
                     for (int i = 0; i < 16; ++i)
                         pk[r][j][i] = pk_next[r][j][i] ^ opaque0; /* a real in-loop definition */
+#endif
         }
         /* every S of the item retired: the producer may load the next item's Q */
         release(&bars.q_empty);
