@@ -3,9 +3,12 @@
 # leaderboard's, next to the SM clock each harness saw while it sampled that configuration (the
 # leaderboard's `clocks` record; the script's NVML reading, where its JSON has one), and the ratio
 # at equal clock (times multiplied by the SM clock they ran at: SM cycles, for compute-bound kernels).
+# Rows timed with --bench-turns are also compared with attn-tune bench's medians taken in turns with
+# the script (same repetitions, same clock state): raw and at equal clock.
 #   python3 scripts/compare/agreement_clocks.py [DIR [PEERS_JSON]]
 #   (default results/h200/agreement and DIR/attention_peers.json)
 import json
+import statistics
 import sys
 
 d = sys.argv[1] if len(sys.argv) > 1 else "results/h200/agreement"
@@ -21,23 +24,57 @@ def mhz(v, expected):
     return f"{v:.0f} ({v / expected:.3f})" if v and expected else "–"
 
 
+def within(ratios):
+    return sum(abs(x - 1) <= 0.03 for x in ratios)
+
+
+timed = [r for r in peers["rows"] if "attn_tune" in r]
+for r in peers["rows"]:
+    if "attn_tune" not in r:
+        print(f"not timed: {r['kernel']} / {r['shape']}: {'; '.join(r['errors'])}")
+
 print("| shape | kernel | leaderboard ms | script ms | script / leaderboard | leaderboard SM MHz (of max) "
       "| script SM MHz (of max) | script sleep us | at equal clock |")
 print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-within = within_cycles = 0
-for r in peers["rows"]:
+ratios, cycles = [], []
+for r in timed:
     e = lbs[(r["kernel"], r["shape"], r["key"])]
     c = e.get("clocks", {})
     a = r["attn_tune"]
     ratio = r["script_over_leaderboard"]
-    within += abs(ratio - 1) <= 0.03
+    ratios.append(ratio)
     expected = c.get("expected_sm_mhz") or peers["meta"].get("sm_mhz_max")
     sleep = f"{r['sleep_us']:.0f}" if "sleep_us" in r else "–"
     # the ratio of the two times in SM cycles: what is left once the clocks are taken out
     lb_mhz, script_mhz = c.get("sm_mhz_median"), a.get("sm_mhz")
-    cycles = ratio * script_mhz / lb_mhz if lb_mhz and script_mhz else None
-    within_cycles += cycles is not None and abs(cycles - 1) <= 0.03
+    cyc = ratio * script_mhz / lb_mhz if lb_mhz and script_mhz else None
+    if cyc is not None:
+        cycles.append(cyc)
     print(f"| {r['shape']} | {r['kernel']} | {r['lb_median_ms']:.4f} | {a['ms']:.4f} | {ratio:.3f} "
           f"| {mhz(c.get('sm_mhz_median'), expected)} | {mhz(a.get('sm_mhz'), expected)} | {sleep} "
-          f"| {f'{cycles:.3f}' if cycles else '–'} |")
-print(f"\n{within} of {len(peers['rows'])} pairs within 3%; at equal clock (ms x SM MHz): {within_cycles}.")
+          f"| {f'{cyc:.3f}' if cyc else '–'} |")
+print(f"\n{within(ratios)} of {len(ratios)} pairs within 3%; at equal clock (ms x SM MHz): {within(cycles)}.")
+
+turns = [r for r in timed if r.get("bench_turns")]
+if turns:
+    print("\n## Against attn-tune bench, in turns (each repetition: bench, then the script, same configuration)\n")
+    print("| shape | kernel | bench ms (in turns) | script ms | script / bench | bench SM MHz | script SM MHz "
+          "| at equal clock | leaderboard ms (sweep, earlier) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    raw, equal = [], []
+    for r in turns:
+        b, a = r["bench_turns"], r["attn_tune"]
+        raw.append(b["script_over_bench"])
+        cyc = b.get("script_over_bench_at_equal_clock")
+        if cyc is not None:
+            equal.append(cyc)
+        print(f"| {r['shape']} | {r['kernel']} | {b['ms']:.4f} | {a['ms']:.4f} | {b['script_over_bench']:.3f} "
+              f"| {b.get('sm_mhz') or 0:.0f} | {a.get('sm_mhz') or 0:.0f} | {f'{cyc:.3f}' if cyc else '–'} "
+              f"| {r['lb_median_ms']:.4f} |")
+    far = max(raw, key=lambda x: abs(x - 1))
+    print(f"\nscript / bench in turns: median {statistics.median(raw):.3f}, farthest from 1 {far:.3f}")
+    print(f"within 3%: {within(raw)} of {len(raw)}")
+    print(f"at equal clock, within 3%: {within(equal)} of {len(equal)}")
+    missing = len(peers["rows"]) - len(turns)
+    if missing:
+        print(f"rows without a bench timing in turns: {missing} of {len(peers['rows'])}")

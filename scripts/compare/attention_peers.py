@@ -87,7 +87,7 @@ def plan(args):
                           "kernel": g["kernel"], "shape": g["shape"], "fields": g.get("shape_fields", {}),
                           "key": entry["key"], "preset": entry.get("preset", ""),
                           "lb_median_ms": entry["timing"]["median_ms"], "lb_period_ms": sample_period_ms(entry),
-                          "lb_sources": lb.get("sources", {})})
+                          "lb_sources": lb.get("sources", {}), "lb_settings": lb.get("settings", {})})
     return items, skipped
 
 
@@ -127,6 +127,77 @@ def emit(items, args, work):
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(run, enumerate(jobs.items())))
+
+
+# ------------------------------------------------------------ attn-tune bench, in turns
+# The leaderboard's timing settings and the `attn-tune bench` option that repeats each (docs/timing.md).
+BENCH_TIMING = (("warmup_runs", "--warmup", 1), ("warmup_s", "--warmup-time", 1), ("min_samples", "--min-samples", 1),
+                ("max_samples", "--max-samples", 1), ("max_noise", "--max-noise", 100), ("max_time_s", "--max-time", 1))
+
+
+def bench_command(item, args):
+    """`attn-tune bench` on exactly this row's configuration and shape, timed as its leaderboard recorded (warm-up
+    runs and time, sample counts, noise target, sampling time, policy, seed). In-process: the subprocess is the
+    isolation. A leaderboard that lacks one of these settings cannot be repeated: RunError."""
+    settings = item["lb_settings"]
+    timing = settings.get("timing", {})
+    missing = [name for name, _, _ in BENCH_TIMING if name not in timing] + ([] if "seed" in settings else ["seed"])
+    if missing:
+        raise RunError(f"{item['leaderboard']} records no {', '.join(missing)} in its settings: bench cannot repeat "
+                       "its timing")
+    policy = timing.get("policy") or ("cold" if timing.get("flush_cache", True) else "warm")
+    cmd = [args.attn_tune, "bench", item["spec"], "-k", item["kernel"], "--set", item["key"], "-s", item["shape"],
+           "-d", "cuda:0", "--json", "--no-isolate", "--seed", str(settings["seed"]), "--timing", policy]
+    for name, flag, scale in BENCH_TIMING:
+        v = timing[name] * scale
+        cmd += [flag, str(v) if isinstance(v, int) else f"{v:g}"]
+    return cmd
+
+
+def run_bench(item, args, rep):
+    """One repetition's `attn-tune bench` of the row: its median and SM clock; its result written under --out."""
+    cmd = item["bench_cmd"]
+    try:
+        p = subprocess.run(cmd, cwd=args.repo, capture_output=True, text=True, timeout=args.bench_timeout)
+    except subprocess.TimeoutExpired:
+        raise RunError(f"`{shlex.join(cmd)}` ran past --bench-timeout ({args.bench_timeout} s)") from None
+    try:
+        results = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        results = None
+    if not isinstance(results, list) or len(results) != 1:
+        raise RunError(f"`{shlex.join(cmd)}` (exit {p.returncode}) gave no result: {(p.stderr or p.stdout).strip()[-400:]}")
+    r = results[0]
+    out = Path(args.out) / "bench_turns" / f"{item['spec_name']}.{item['kernel']}.{item['shape']}.rep{rep}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"command": shlex.join(cmd), "exit": p.returncode, "results": results},
+                              separators=(",", ":")) + "\n")
+    if r.get("status") != "ok" or r.get("key") != item["key"]:
+        raise RunError(f"attn-tune bench: {r.get('key')}: {r.get('status')}: {r.get('reason', '')} ({out.name})")
+    return {"ms": r["timing"]["median_ms"], "sm_mhz": (r.get("clocks") or {}).get("sm_mhz_median"),
+            "throttled": (r.get("clocks") or {}).get("throttled", False), "file": str(out)}
+
+
+def bench_turns_summary(bench, script):
+    """Per repetition, attn-tune bench's median and the script's median of the same configuration taken right after
+    it: the medians, the median of the per-repetition ratios script / bench and both harnesses' SM clocks."""
+    pairs = [(b, s) for b, s in zip(bench, script) if b is not None]
+    if not pairs:
+        return None
+    ms = [b["ms"] for b, _ in pairs]
+    ratios = [s["median_ms"] / b["ms"] for b, s in pairs]
+    out = {"reps_ms": ms, "ms": statistics.median(ms), "reps_script_over_bench": ratios,
+           "script_over_bench": statistics.median(ratios), "reps_sm_mhz": [b["sm_mhz"] for b, _ in pairs],
+           "reps_script_sm_mhz": [s["sm_mhz"] for _, s in pairs], "throttled": any(b["throttled"] for b, _ in pairs),
+           "files": [Path(b["file"]).name for b, _ in pairs]}
+    mhz = [m for m in out["reps_sm_mhz"] if m]
+    if mhz:
+        out["sm_mhz"] = statistics.median(mhz)
+    # the ratio of the two times in SM cycles, per repetition: what is left once the clocks are taken out
+    cycles = [r * s / b for r, s, b in zip(ratios, out["reps_script_sm_mhz"], out["reps_sm_mhz"]) if s and b]
+    if cycles:
+        out["script_over_bench_at_equal_clock"] = statistics.median(cycles)
+    return out
 
 
 # ------------------------------------------------------------------- the GPU side
@@ -410,9 +481,21 @@ def run_item(gpu, item, args):
         row["errors"].append("relative L2 over the tolerance: " + ", ".join(f"{k} {e:.3g}" for k, e in bad.items()))
     # interleaved repetitions: every implementation once per repetition, in the same order
     reps = {name: [] for name in impls}
-    for _ in range(args.reps):
+    bench = []
+    for rep in range(1, args.reps + 1):
+        if args.bench_turns:  # attn-tune's own harness right before the script's: the same clock state
+            try:
+                bench.append(run_bench(item, args, rep))
+            except RunError as e:
+                bench.append(None)
+                if str(e) not in row["errors"]:
+                    row["errors"].append(str(e))
         for name, (f, _) in impls.items():
             reps[name].append(gpu.time(f))
+        if args.bench_turns:
+            b, a = bench[-1], reps["attn-tune"][-1]
+            print(f"  repetition {rep} of {args.reps}: bench " + (f"{b['ms']:.4f} ms at {b['sm_mhz'] or '?'} MHz"
+                  if b else "failed") + f", script {a['median_ms']:.4f} ms at {a['sm_mhz'] or '?'} MHz", flush=True)
     at = [r["median_ms"] for r in reps["attn-tune"]]
     row["attn_tune"] = {"ms": statistics.median(at), "reps_ms": at, "noise": statistics.median(r["rel_noise"] for r in
                                                                                                 reps["attn-tune"]),
@@ -421,7 +504,11 @@ def run_item(gpu, item, args):
     mhz = [r["sm_mhz"] for r in reps["attn-tune"] if r["sm_mhz"] is not None]
     if mhz:
         row["attn_tune"]["sm_mhz"] = statistics.median(mhz)
+    row["attn_tune"]["reps_sm_mhz"] = [r["sm_mhz"] for r in reps["attn-tune"]]
     row["script_over_leaderboard"] = row["attn_tune"]["ms"] / item["lb_median_ms"]
+    if args.bench_turns:
+        row["bench_turns"] = bench_turns_summary(bench, reps["attn-tune"])
+        row["bench_turns_command"] = shlex.join(item["bench_cmd"])
     for name in impls:
         if name == "attn-tune":
             continue
@@ -511,6 +598,7 @@ def render(meta, rows, skipped):
             L += [f"| {r['shape']} | {r['kernel']} ({r['spec_name']}) | {r['key']} | {r['attn_tune']['ms']:.4f} | "
                   f"{r['attn_tune']['ms'] / best:.2f} |" for r in rs]
         L.append("")
+    L += render_bench_turns(meta, rows)
     agree = [r["script_over_leaderboard"] for r in rows if "script_over_leaderboard" in r]
     if agree:
         worst = max(agree, key=lambda x: abs(x - 1))
@@ -521,6 +609,51 @@ def render(meta, rows, skipped):
     if notes:
         L += ["## Notes", ""] + [f"{n}. {t}" for n, t in enumerate(notes, 1)] + [""]
     return "\n".join(L)
+
+
+def render_bench_turns(meta, rows):
+    """The table of --bench-turns: attn-tune bench and the script, each repetition one right after the other."""
+    sel = [r for r in rows if r.get("bench_turns")]
+    if not sel:
+        return []
+
+    def mhz(v):
+        return f"{v:.0f}" if v else "–"
+    L = ["## attn-tune bench, in turns", "",
+         f"In each of the {meta['reps']} repetitions, `attn-tune bench` timed the configuration (as the leaderboard "
+         "times it: its recorded warm-up, samples and policy) right before this script timed it, so both ran under "
+         "the same clock state. `bench` and `script`: the median over repetitions; script / bench: the median of "
+         "the per-repetition ratios; at equal clock: the same with each time multiplied by the SM clock it ran at "
+         "(bench: its `clocks.sm_mhz_median`; script: NVML while its samples ran). The sweep's leaderboard median "
+         "was taken earlier, in the sweep, and is shown for reference only.", "",
+         "| shape | kernel | bench ms (per repetition) | script ms | script / bench | at equal clock | bench SM MHz "
+         "| script SM MHz | leaderboard ms (sweep, earlier) | script / leaderboard |",
+         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in sel:
+        b, a = r["bench_turns"], r["attn_tune"]
+        cyc = b.get("script_over_bench_at_equal_clock")
+        L.append(f"| {r['shape']} | {r['kernel']} | {b['ms']:.4f} ({', '.join(f'{x:.4f}' for x in b['reps_ms'])})"
+                 f"{' THROTTLED' if b['throttled'] else ''} | {a['ms']:.4f} | {b['script_over_bench']:.3f} | "
+                 f"{f'{cyc:.3f}' if cyc else '–'} | {mhz(b.get('sm_mhz'))} | {mhz(a.get('sm_mhz'))} | "
+                 f"{r['lb_median_ms']:.4f} | {r['script_over_leaderboard']:.3f} |")
+    ratio = [r["bench_turns"]["script_over_bench"] for r in sel]
+    cyc = [r["bench_turns"]["script_over_bench_at_equal_clock"] for r in sel
+           if "script_over_bench_at_equal_clock" in r["bench_turns"]]
+    worst = max(ratio, key=lambda x: abs(x - 1))
+    failed = len(rows) - len(sel)
+    L += ["", f"Script / bench in turns over {len(sel)} rows: median ×{statistics.median(ratio):.3f}, farthest from 1 "
+          f"×{worst:.3f}; within 3%: {sum(abs(x - 1) <= 0.03 for x in ratio)} of {len(sel)}; at equal clock, within 3%: "
+          f"{sum(abs(x - 1) <= 0.03 for x in cyc)} of {len(cyc)}" + (f"; {failed} rows without a bench timing" if failed
+                                                                     else "") + ".", ""]
+    return L
+
+
+def write_outputs(out, meta, rows, skipped):
+    """The JSON and the Markdown of the rows so far (written after every row: a run cut short keeps its rows)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "attention_peers.json").write_text(json.dumps({"meta": meta, "rows": rows, "skipped": skipped}, indent=1,
+                                                         default=str) + "\n")
+    (out / "attention_peers.md").write_text(render(meta, rows, skipped))
 
 
 def main(argv=None):
@@ -551,7 +684,14 @@ def main(argv=None):
     ap.add_argument("--repo", default=str(REPO), help="where the leaderboards' spec paths are relative to")
     ap.add_argument("--jobs", type=int, default=4, help="attn-tune emits run in parallel")
     ap.add_argument("--out", default=str(REPO / "results" / "compare" / "attention_peers"))
-    ap.add_argument("--dry-run", action="store_true", help="plan and emit only (no GPU, no torch)")
+    ap.add_argument("--bench-turns", action="store_true",
+                    help="in every repetition, right before the script times attn-tune's configuration, run "
+                    "`attn-tune bench` on exactly that configuration and shape with the leaderboard's recorded timing "
+                    "settings (its result under OUT/bench_turns/): both harnesses time it under the same clock state")
+    ap.add_argument("--bench-timeout", type=float, default=300.0, metavar="S",
+                    help="--bench-turns: seconds one `attn-tune bench` may take (its CPU verification included)")
+    ap.add_argument("--dry-run", action="store_true", help="plan and emit only (no GPU, no torch); with "
+                    "--bench-turns, also print the bench command of each row")
     args = ap.parse_args(argv)
     args.peer_names = [PEER_KEYS[p.strip()] for p in args.peers.split(",") if p.strip()]
     if args.reps < 1 or args.samples < 2:
@@ -561,14 +701,34 @@ def main(argv=None):
     work = Path(tempfile.mkdtemp(prefix="attention_peers_"))
     emit(items, args, work)
     for it in items:
+        if args.bench_turns and "error" not in it:
+            try:
+                it["bench_cmd"] = bench_command(it, args)
+            except RunError as e:
+                it["error"] = str(e)
         status = it.get("error") or f"{it['launch']['program']['file']}, {len(it['launch']['launches'])} launch(es)"
         print(f"{it['kernel']} / {it['shape']}: {it['key']}: {status}")
+        if "bench_cmd" in it:
+            print(f"  bench in turns, {args.reps} repetition(s): {shlex.join(it['bench_cmd'])}")
     if args.dry_run:
         return 1 if any("error" in i for i in items) else 0
 
     gpu = Gpu(args)
+    import cupy
+    import torch
+    meta = {"device": gpu.props.name, "sm_count": gpu.props.multi_processor_count, "torch": torch.__version__,
+            "torch_cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(), "cupy": cupy.__version__,
+            "attn_tune": subprocess.run([args.attn_tune, "--version"], capture_output=True, text=True).stdout.strip(),
+            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": shlex.join(sys.argv),
+            "reps": args.reps, "samples": args.samples, "warmup": args.warmup, "warmup_time_s": args.warmup_time,
+            "sm_mhz_max": gpu.clock.max_mhz(), "sleep_us": args.sleep_us, "pace": args.pace,
+            "flush_ms": gpu.flush_ms,
+            "seed": args.seed, "tol": args.tol, "bench_turns": args.bench_turns}
+    out = Path(args.out)
     rows = []
-    for it in items:
+    start = time.perf_counter()
+    for n, it in enumerate(items, 1):
+        print(f"[{n} of {len(items)}, {time.perf_counter() - start:.0f} s] {it['kernel']} / {it['shape']}", flush=True)
         if "error" in it:
             rows.append({k: it[k] for k in ("leaderboard", "spec_name", "kernel", "shape", "key", "preset",
                                              "lb_median_ms")} | {"decode": it["fields"].get("Nq") == 1, "notes": [],
@@ -581,22 +741,12 @@ def main(argv=None):
                                              "lb_median_ms")} | {"decode": it["fields"].get("Nq") == 1, "notes": [],
                                                                   "errors": [f"{type(e).__name__}: {e}"], "unit": ""})
         print(f"{it['kernel']} / {it['shape']}: " + (f"{rows[-1]['attn_tune']['ms']:.4f} ms (leaderboard "
-              f"{it['lb_median_ms']:.4f})" if "attn_tune" in rows[-1] else "; ".join(rows[-1]["errors"])), flush=True)
-    import cupy
-    import torch
-    meta = {"device": gpu.props.name, "sm_count": gpu.props.multi_processor_count, "torch": torch.__version__,
-            "torch_cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(), "cupy": cupy.__version__,
-            "attn_tune": subprocess.run([args.attn_tune, "--version"], capture_output=True, text=True).stdout.strip(),
-            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": shlex.join(sys.argv),
-            "reps": args.reps, "samples": args.samples, "warmup": args.warmup, "warmup_time_s": args.warmup_time,
-            "sm_mhz_max": gpu.clock.max_mhz(), "sleep_us": args.sleep_us, "pace": args.pace,
-            "flush_ms": gpu.flush_ms,
-            "seed": args.seed, "tol": args.tol}
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "attention_peers.json").write_text(json.dumps({"meta": meta, "rows": rows, "skipped": skipped}, indent=1,
-                                                         default=str) + "\n")
-    (out / "attention_peers.md").write_text(render(meta, rows, skipped))
+              f"{it['lb_median_ms']:.4f})" if "attn_tune" in rows[-1] else "; ".join(rows[-1]["errors"]))
+              + (f"; bench in turns {rows[-1]['bench_turns']['ms']:.4f} ms, script / bench "
+                 f"×{rows[-1]['bench_turns']['script_over_bench']:.3f}" if rows[-1].get("bench_turns") else ""),
+              flush=True)
+        write_outputs(out, meta, rows, skipped)
+    write_outputs(out, meta, rows, skipped)
     print(f"wrote {out / 'attention_peers.md'} and {out / 'attention_peers.json'}")
     return 1 if any(r["errors"] for r in rows) else 0
 
