@@ -8,6 +8,7 @@
    accepts that command (on a machine without CUDA it stops only at the device); without the option, none.
 2. A row timed in turns (a fake GPU and a fake attn-tune) reports bench's medians, the per-repetition ratio and
    both clocks, writes one bench result per repetition, and carries an error when bench finds a wrong answer.
+3. The whole run (main, on the same fakes) writes its tables and exits 1 when bench finds a wrong answer.
 """
 import json
 import shlex
@@ -161,7 +162,8 @@ class ARowInTurns(unittest.TestCase):
             row, args = row_in_turns(tmp, "attn-tune")
             b = row["bench_turns"]
             self.assertEqual(row["errors"], [])
-            for got, want in zip(b["reps_ms"], [1.1, 1.2, 1.3], strict=True):  # one bench run per repetition
+            self.assertEqual(len(b["reps_ms"]), 3)  # one bench run per repetition
+            for got, want in zip(b["reps_ms"], [1.1, 1.2, 1.3]):
                 self.assertAlmostEqual(got, want)
             self.assertAlmostEqual(b["ms"], 1.2)
             script = [1.11, 1.22, 1.33]  # the script's repetitions come right after each bench run
@@ -193,6 +195,63 @@ class ARowInTurns(unittest.TestCase):
                 self.assertIn(": incorrect: rel_l2 0.5 over 0.01", e)
                 self.assertIn(f".rep{n}.json", e)
             self.assertIn("attn_tune", row)  # the script's own timing is still kept
+
+
+class TheWholeRunInTurns(unittest.TestCase):
+    """main() on a fake GPU and a fake torch, with a fake attn-tune bench (emits go to the real attn-tune)."""
+
+    def run_main(self, tmp, bench_name):
+        import types
+        bench = Path(tmp) / bench_name
+        bench.write_text(FAKE_BENCH.replace("import json, sys\n", "import json, os, sys\nif '--emit-launch' in sys.argv "
+                                            f"or '--version' in sys.argv: os.execv({ATTN_TUNE!r}, [{ATTN_TUNE!r}] + "
+                                            "sys.argv[1:])\n", 1))
+        bench.chmod(0o755)
+        torch = types.SimpleNamespace(__version__="fake", version=types.SimpleNamespace(cuda="13.0"),
+                                      backends=types.SimpleNamespace(cudnn=types.SimpleNamespace(version=lambda: 0)),
+                                      cuda=_Sync.cuda)
+        saved = dict(attention_peers.__dict__)
+        saved_modules = {m: sys.modules.get(m) for m in ("torch", "cupy")}
+        sys.modules["torch"], sys.modules["cupy"] = torch, types.SimpleNamespace(__version__="fake")
+
+        def fake_gpu(args):
+            g = FakeGpu()
+            g.torch, g.flush_ms = _Sync, 0.0
+            g.props = types.SimpleNamespace(name="fake GPU", multi_processor_count=1)
+            g.clock = types.SimpleNamespace(max_mhz=lambda: 1980)
+            return g
+        attention_peers.Gpu = fake_gpu
+        attention_peers.attn_tune_call = lambda gpu, item, t: (lambda: None, None)
+        out = Path(tmp) / "out"
+        try:
+            rc = attention_peers.main(["--attn-tune", str(bench), "--leaderboard", str(LEADERBOARDS[1]), "--shape",
+                                       "fp16-h32-kv8-n4096", "--kernel", "decode_cpasync", "--peers", "",
+                                       "--bench-turns", "--out", str(out)])
+        finally:
+            attention_peers.__dict__.update(saved)
+            for m, v in saved_modules.items():
+                if v is None:
+                    sys.modules.pop(m, None)
+                else:
+                    sys.modules[m] = v
+        return rc, json.loads((out / "attention_peers.json").read_text()), (out / "attention_peers.md").read_text()
+
+    def test_writes_the_rows_in_turns_and_exits_0(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            rc, doc, md = self.run_main(tmp, "attn-tune")
+            self.assertEqual(rc, 0, doc)
+            (row,) = doc["rows"]
+            self.assertTrue(doc["meta"]["bench_turns"])
+            self.assertEqual(len(row["bench_turns"]["reps_ms"]), 3)
+            self.assertIn("attn-tune bench decode_cpasync", "attn-tune bench " + row["bench_turns_command"].split(" -k ")[1])
+            self.assertIn("## attn-tune bench, in turns", md)
+
+    def test_exits_1_when_bench_finds_a_wrong_answer(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            rc, doc, md = self.run_main(tmp, "attn-tune-WRONG")
+            self.assertEqual(rc, 1)
+            self.assertIn("incorrect", doc["rows"][0]["errors"][0])
+            self.assertIn("FAILED: attn-tune bench", md)
 
 
 if __name__ == "__main__":
