@@ -1,0 +1,1 @@
+timeout 120 /work/main/build-gpu/app/attn-tune sweep configs/flash_attn_decode.json -k decode_cpasync --shape fp16-h32-kv32-n4096\,fp16-h32-kv32-n32768\,fp16-h32-kv8-n4096\,fp16-h32-kv8-n32768\,bf16-h32-kv8-n32768 --device cuda:0 --strategy random --budget-evals 1 --seed 1 --max-time 0.3 --out /root/out/agreement/decode_anchor.json 

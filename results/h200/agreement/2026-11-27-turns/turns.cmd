@@ -1,0 +1,1 @@
+timeout 395 python3 scripts/compare/attention_peers.py --attn-tune /work/main/build-gpu/app/attn-tune --leaderboard /root/out/agreement/wgmma_anchor.json --leaderboard /root/out/agreement/decode_anchor.json --reps 3 --peers fa2\,cudnn --bench-turns --out /root/out/agreement/turns 
