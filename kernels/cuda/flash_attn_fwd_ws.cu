@@ -32,7 +32,8 @@
  * head's rows) and are masked like any key past Nkv.
  *
  * PERSISTENT = 1: a grid of at most one block per SM loops over the work items
- * (query row block, head, batch), heaviest row blocks first (causal: the rows
+ * (query row block, head, batch), in sections of heads whose K / V fit
+ * L2_SECTION_KB, heaviest row blocks first within a section (causal: the rows
  * near the end attend the most keys), item w, w + gridDim.x, ...; the
  * producer loads the next item's Q as soon as the consumers' last S of the
  * current one has read Q (mbarrier q_empty) and its K / V into the ring as
@@ -95,6 +96,14 @@
 #ifndef CLUSTER
 #define CLUSTER 1 /* 2: clusters of two blocks sharing K / V tiles through multicast copies */
 #endif
+/* PERSISTENT: the work items' heads are taken in sections whose K and V fit
+ * L2_SECTION_KB (kilobytes), row blocks heaviest first within a section, so the
+ * ~132 items in flight share the K / V of few heads in L2; 0: one section (every
+ * head of a row block before the next row block: the items in flight then read
+ * 132 heads' K / V, which leaves L2 at D = 128 and N >= 1024) */
+#ifndef L2_SECTION_KB
+#define L2_SECTION_KB 16384
+#endif
 /* softmax exponentials on the FMA-pipe polynomial of cuda/exp2_poly.cuh instead
  * of MUFU's ex2: 0 none, 1 one in four, 2 one in two (chosen by the unrolled
  * element index: no branch) */
@@ -156,6 +165,9 @@
 #endif
 #if CLUSTER != 1 && CLUSTER != 2
 #error "flash_attn_fwd_ws: CLUSTER must be 1 or 2"
+#endif
+#if L2_SECTION_KB < 0
+#error "flash_attn_fwd_ws: L2_SECTION_KB must be >= 0"
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
@@ -256,18 +268,35 @@ struct WorkItem {
     int h, b, m0, tb, ntiles, ring_tb, ring_tiles, skip;
 };
 
-/* Item w (PERSISTENT: row-block groups heaviest first, then heads, then
- * batches; otherwise the block's own) for the block of rank `rank` in its cluster */
+/* Heads (b, h pairs) per L2 section: as many as L2_SECTION_KB holds the K and
+ * V of (a K / V head is read by q_per_kv query heads), at least 1 */
+__device__ __forceinline__ int section_heads(const attn_params& p) {
+    const int n_heads = p.Hq * p.B;
+#if L2_SECTION_KB > 0
+    const long long per_head = (long long)p.Nkv * HEAD_DIM * 2 * 2 / p.q_per_kv;
+    const long long n = (long long)L2_SECTION_KB * 1024 / (per_head > 0 ? per_head : 1);
+    return n < 1 ? 1 : n > n_heads ? n_heads : (int)n;
+#else
+    return n_heads;
+#endif
+}
+
+/* Item w (PERSISTENT: L2 sections of heads; within one, row-block groups
+ * heaviest first, then its heads; otherwise the block's own) for the block of
+ * rank `rank` in its cluster */
 __device__ __forceinline__ WorkItem work_item(const attn_params& p, int w, int rank) {
     const int n_groups = ((p.Nq + kBlockM - 1) / kBlockM + kCluster - 1) / kCluster;
     WorkItem t;
     int group;
 #if PERSISTENT
-    const int per_group = p.Hq * p.B;
-    group = n_groups - 1 - w / per_group;
-    const int r = w % per_group;
-    t.h = r % p.Hq;
-    t.b = r / p.Hq;
+    const int n_heads = p.Hq * p.B, sect = section_heads(p);
+    const int s0 = w / (sect * n_groups) * sect;  /* the section's first head */
+    const int s_n = min(sect, n_heads - s0);      /* the last section may be short */
+    const int r = w - s0 * n_groups;              /* the item within its section */
+    group = n_groups - 1 - r / s_n;
+    const int bh = s0 + r % s_n;
+    t.h = bh % p.Hq;
+    t.b = bh / p.Hq;
 #else
     (void)w;
     group = n_groups - 1 - (int)blockIdx.x / kCluster; /* heavy (late, for causal) row blocks first */
