@@ -216,6 +216,7 @@ typedef __nv_bfloat16 elem_t;
 #include "cuda/ptx/wgmma.cuh"
 #include "cuda/attn_score_mods.cuh"
 #include "cuda/exp2_poly.cuh"
+#include "cuda/persistent_order.cuh"
 #include "cuda/wgmma_output.cuh"
 
 namespace ws {
@@ -268,19 +269,6 @@ struct WorkItem {
     int h, b, m0, tb, ntiles, ring_tb, ring_tiles, skip;
 };
 
-/* Heads (b, h pairs) per L2 section: as many as L2_SECTION_KB holds the K and
- * V of (a K / V head is read by q_per_kv query heads), at least 1 */
-__device__ __forceinline__ int section_heads(const attn_params& p) {
-    const int n_heads = p.Hq * p.B;
-#if L2_SECTION_KB > 0
-    const long long per_head = (long long)p.Nkv * HEAD_DIM * 2 * 2 / p.q_per_kv;
-    const long long n = (long long)L2_SECTION_KB * 1024 / (per_head > 0 ? per_head : 1);
-    return n < 1 ? 1 : n > n_heads ? n_heads : (int)n;
-#else
-    return n_heads;
-#endif
-}
-
 /* Item w (PERSISTENT: L2 sections of heads; within one, row-block groups
  * heaviest first, then its heads; otherwise the block's own) for the block of
  * rank `rank` in its cluster */
@@ -289,14 +277,14 @@ __device__ __forceinline__ WorkItem work_item(const attn_params& p, int w, int r
     WorkItem t;
     int group;
 #if PERSISTENT
-    const int n_heads = p.Hq * p.B, sect = section_heads(p);
-    const int s0 = w / (sect * n_groups) * sect;  /* the section's first head */
-    const int s_n = min(sect, n_heads - s0);      /* the last section may be short */
-    const int r = w - s0 * n_groups;              /* the item within its section */
-    group = n_groups - 1 - r / s_n;
-    const int bh = s0 + r % s_n;
-    t.h = bh % p.Hq;
-    t.b = bh / p.Hq;
+    /* K and V bytes per query head: a K / V head is read by q_per_kv of them */
+    const long long kv_bytes = (long long)p.Nkv * HEAD_DIM * 2 * 2 / p.q_per_kv;
+    const int n_heads = p.Hq * p.B;
+    const persistent_order::Slot slot = persistent_order::item_slot(
+        w, n_groups, n_heads, persistent_order::section_heads(kv_bytes, n_heads, L2_SECTION_KB * 1024LL));
+    group = slot.group;
+    t.h = slot.head % p.Hq;
+    t.b = slot.head / p.Hq;
 #else
     (void)w;
     group = n_groups - 1 - (int)blockIdx.x / kCluster; /* heavy (late, for causal) row blocks first */
