@@ -104,6 +104,16 @@
 #ifndef L2_SECTION_KB
 #define L2_SECTION_KB 16384
 #endif
+/* PERSISTENT: 0: block b takes items b, b + gridDim.x, ... (static round robin);
+ * 1: each block's first item is its index, the next ones come from a counter in
+ * the workspace (atomicAdd), so a block that finished a light item takes the
+ * next one, as the hardware scheduler hands a free SM the next block.  The
+ * producer passes the index to its consumers with the item's Q (q_full); the
+ * last block to finish resets the counter for the next launch (the harness
+ * zeroes the workspace's first 16 bytes before a run) */
+#ifndef DYNAMIC_ITEMS
+#define DYNAMIC_ITEMS 0
+#endif
 /* softmax exponentials on the FMA-pipe polynomial of cuda/exp2_poly.cuh instead
  * of MUFU's ex2: 0 none, 1 one in four, 2 one in two (chosen by the unrolled
  * element index: no branch) */
@@ -168,6 +178,9 @@
 #endif
 #if L2_SECTION_KB < 0
 #error "flash_attn_fwd_ws: L2_SECTION_KB must be >= 0"
+#endif
+#if DYNAMIC_ITEMS != 0 && (DYNAMIC_ITEMS != 1 || PERSISTENT != 1 || CLUSTER != 1)
+#error "flash_attn_fwd_ws: DYNAMIC_ITEMS must be 0, or 1 with PERSISTENT 1 and CLUSTER 1"
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
@@ -257,6 +270,7 @@ __device__ __forceinline__ float softmax_exp2(float x, int e) {
 /* mbarriers, in static shared memory */
 struct Barriers {
     unsigned long long q_full, q_empty; /* q_empty: one arrival per consumer warp after its last S of an item */
+    int item; /* DYNAMIC_ITEMS: the index of the item whose Q q_full announces (n_items: no more) */
     unsigned long long k_full[STAGES], v_full[STAGES];   /* producer's arrival + transaction bytes */
     unsigned long long k_empty[STAGES], v_empty[STAGES]; /* one arrival per consumer warp of the cluster */
 };
@@ -317,7 +331,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     (void)q;
     (void)k;
     (void)v;
-    (void)wsp;
     extern __shared__ unsigned char smem_raw[];
     __shared__ Barriers bars;
     /* panels start on 1024-byte boundaries (the swizzle atom) */
@@ -333,12 +346,18 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #else
     const int rank = 0;
 #endif
-    /* work items of this block (of its cluster): w = w_first, w_first + w_step, ... < n_items */
+    /* work items of this block (of its cluster): item_index(0), item_index(1), ... while < n_items */
 #if PERSISTENT
     const int n_items = (((Nq + kBlockM - 1) / kBlockM + kCluster - 1) / kCluster) * p.Hq * p.B;
     const int w_first = blockIdx.x / kCluster, w_step = gridDim.x / kCluster;
 #else
     const int n_items = 1, w_first = 0, w_step = 1;
+#endif
+#if !DYNAMIC_ITEMS
+    (void)wsp;
+#else
+    unsigned* const items_taken = reinterpret_cast<unsigned*>(wsp); /* items handed out after the first wave */
+    unsigned* const blocks_done = items_taken + 1;
 #endif
 
     if (tid == 0) {
@@ -371,12 +390,20 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             tma_prefetch_map(&v_map);
             int g = 0; /* ring tiles issued so far (over every item): slot g % STAGES */
             int n_done = 0;
+#if DYNAMIC_ITEMS
+            auto item_index = [&](int n) { return n == 0 ? w_first : w_step + (int)atomicAdd(items_taken, 1u); };
+#else
+            auto item_index = [&](int n) { return w_first + n * w_step; };
+#endif
 #pragma unroll 1
-            for (int w = w_first; w < n_items; w += w_step, ++n_done) {
+            for (int w = item_index(0); w < n_items; ++n_done, w = item_index(n_done)) {
                 const WorkItem t = work_item(p, w, rank);
                 const int q_head = t.b * p.Hq + t.h, kv_head = t.b * p.Hkv + t.h / p.q_per_kv;
                 /* Q's buffer is free once every consumer's last S of the previous item retired */
                 if (n_done > 0) mbar_wait(&bars.q_empty, (n_done - 1) & 1);
+#if DYNAMIC_ITEMS
+                bars.item = w; /* published by the arrival on q_full (release), read after its wait */
+#endif
                 mbar_arrive_expect_tx(&bars.q_full, kQBytes);
 #pragma unroll
                 for (int rt = 0; rt < kBlockM / 64; ++rt)
@@ -419,6 +446,17 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
                 }
             }
+#if DYNAMIC_ITEMS
+            /* no more items: the consumers read n_items once they are done with the last one's Q */
+            if (n_done > 0) mbar_wait(&bars.q_empty, (n_done - 1) & 1);
+            bars.item = n_items;
+            mbar_arrive(&bars.q_full);
+            /* every block has taken its last index once all have come here: the last resets */
+            if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {
+                atomicExch(items_taken, 0u);
+                atomicExch(blocks_done, 0u);
+            }
+#endif
         }
 #if CLUSTER == 2
         __syncwarp();
@@ -501,8 +539,17 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 
     int g = 0; /* ring tiles consumed so far (over every item), as the producer counts them */
     int n_done = 0;
+#if DYNAMIC_ITEMS
+    /* the producer announces item n with its Q: wait for it, then read which item it is */
+    auto item_index = [&](int n) {
+        mbar_wait(&bars.q_full, n & 1);
+        return *static_cast<volatile int*>(&bars.item);
+    };
+#else
+    auto item_index = [&](int n) { return w_first + n * w_step; };
+#endif
 #pragma unroll 1
-    for (int w = w_first; w < n_items; w += w_step, ++n_done) {
+    for (int w = item_index(0); w < n_items; ++n_done, w = item_index(n_done)) {
         const WorkItem t = work_item(p, w, rank);
         const int m0 = t.m0, tb = t.tb, ntiles = t.ntiles;
 #if CLUSTER == 2
@@ -639,7 +686,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::commit();
         };
 
+#if !DYNAMIC_ITEMS
         mbar_wait(&bars.q_full, n_done & 1);
+#endif
 
 #if PINGPONG
         /* consumer c issues its products after consumer c - 1 (round robin): it waits

@@ -7,8 +7,10 @@
 #              families, PERSISTENT 0 and 1: with PERSISTENT 0 the knob changes nothing, so those
 #              pairs show the noise of the pairing itself
 #
-#   OUT=DIR bash scripts/gpu/l2_sections.sh      # $OUT/l2_sections/verify*, $OUT/l2_section_kb/pairs.md
+#   OUT=DIR bash scripts/gpu/l2_sections.sh [--verify-only]   # $OUT/l2_sections/verify*, $OUT/l2_section_kb/pairs.md
 set -uo pipefail
+verify_only=0
+case "${1:-}" in --verify-only) verify_only=1 ;; "") ;; *) echo "usage: l2_sections.sh [--verify-only]"; exit 2 ;; esac
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 top="${OUT:?set OUT to the output folder}"
 gpu_output_dir "$top/l2_sections"
@@ -30,6 +32,7 @@ import collections, json, sys
 d = json.load(open(sys.argv[1]))
 n = collections.Counter(e['status'] for g in d['groups'] for e in g['entries'])
 print('verify:', dict(n)); sys.exit(0 if set(n) <= {'ok', 'skipped'} and n['ok'] else 1)" "$out/verify.json" || { echo "verification failed: nothing timed"; exit 1; }
+[ "$verify_only" = 1 ] && exit 0
 FAMILY_D64='{"WS_CONSUMERS": [3], "OVERLAP": [0], "PINGPONG": [0], "STAGES": [2, 3], "PERSISTENT": [0, 1]}' \
 FAMILY_D128='{"WS_CONSUMERS": [2], "OVERLAP": [1], "PINGPONG": [0, 1], "STAGES": [2], "PERSISTENT": [0, 1]}' \
   OUT="$top" bash "$root/scripts/gpu/ws_knob_pairs.sh" L2_SECTION_KB 16384 0

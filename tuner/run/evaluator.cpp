@@ -1,6 +1,7 @@
 #include "tuner/run/evaluator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <new>
@@ -220,11 +221,14 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
 }
 
 std::vector<KernelArg> Evaluator::launch_args(const Plan& plan, const PreparedShape& shape) {
-  const std::size_t ws_bytes = std::max<std::size_t>(plan.workspace_bytes, 16);
+  const std::size_t ws_bytes = std::max<std::size_t>(plan.workspace_bytes, kZeroedWorkspaceBytes);
   if (!workspace_ || workspace_->size() < ws_bytes) {
     workspace_.reset();
     workspace_ = device_.allocate(ws_bytes);
   }
+  // Counters a kernel keeps there (a persistent grid's work queue) start at zero.
+  const std::array<std::byte, kZeroedWorkspaceBytes> zeros{};
+  device_.write(*workspace_, zeros.data(), zeros.size());
   std::vector<KernelArg> args = kernel_args(plan.arguments, shape.buffers, *workspace_);
   // TMA tensor maps follow the argument list.
   for (auto& m : tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields))

@@ -41,6 +41,10 @@ struct Plan {
 
 class Evaluator;
 
+// The workspace's first bytes are zero when a run (one verification, or one timing with its
+// warm-up) starts; a kernel that keeps counters there resets them before its last block exits.
+inline constexpr std::size_t kZeroedWorkspaceBytes = 16;
+
 // Runs after a configuration verified and before it is timed; records into
 // result.checks (determinism, batch invariance). May throw Outcome.
 using Checker = std::function<void(Evaluator&, const KernelSpec&, const Job&, const Plan&, ConfigResult&)>;
