@@ -34,7 +34,8 @@
  * PERSISTENT = 1: a grid of at most one block per SM loops over the work items
  * (query row block, head, batch), in sections of heads whose K / V fit
  * L2_SECTION_KB, heaviest row blocks first within a section (causal: the rows
- * near the end attend the most keys), item w, w + gridDim.x, ...; the
+ * near the end attend the most keys), each block taking the next item from a
+ * counter in the workspace once it is done with one (below); the
  * producer loads the next item's Q as soon as the consumers' last S of the
  * current one has read Q (mbarrier q_empty) and its K / V into the ring as
  * slots free up, so the ring never drains between items and the consumers'
@@ -104,16 +105,6 @@
 #ifndef L2_SECTION_KB
 #define L2_SECTION_KB 16384
 #endif
-/* PERSISTENT: 0: block b takes items b, b + gridDim.x, ... (static round robin);
- * 1: each block's first item is its index, the next ones come from a counter in
- * the workspace (atomicAdd), so a block that finished a light item takes the
- * next one, as the hardware scheduler hands a free SM the next block.  The
- * producer passes the index to its consumers with the item's Q (q_full); the
- * last block to finish resets the counter for the next launch (the harness
- * zeroes the workspace's first 16 bytes before a run) */
-#ifndef DYNAMIC_ITEMS
-#define DYNAMIC_ITEMS 0
-#endif
 /* softmax exponentials on the FMA-pipe polynomial of cuda/exp2_poly.cuh instead
  * of MUFU's ex2: 0 none, 1 one in four, 2 one in two (chosen by the unrolled
  * element index: no branch) */
@@ -179,9 +170,15 @@
 #if L2_SECTION_KB < 0
 #error "flash_attn_fwd_ws: L2_SECTION_KB must be >= 0"
 #endif
-#if DYNAMIC_ITEMS != 0 && (DYNAMIC_ITEMS != 1 || PERSISTENT != 1 || CLUSTER != 1)
-#error "flash_attn_fwd_ws: DYNAMIC_ITEMS must be 0, or 1 with PERSISTENT 1 and CLUSTER 1"
-#endif
+/* PERSISTENT without clusters: each block's first item is its index, the next
+ * ones come from a counter in the workspace (atomicAdd), so a block that finished
+ * a light item takes the next one, as the hardware scheduler hands a free SM the
+ * next block (causal items differ up to 32-fold in work).  The producer passes
+ * the index to its consumers with the item's Q (q_full); the last block to finish
+ * resets the counter for the next launch, so the caller zeroes the workspace's
+ * first 8 bytes once.  With CLUSTER 2 both blocks must take the same pair: a
+ * static round robin (item b, b + gridDim.x / 2, ...). */
+#define WS_DYNAMIC_ITEMS (PERSISTENT == 1 && CLUSTER == 1)
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
 #endif
@@ -270,7 +267,7 @@ __device__ __forceinline__ float softmax_exp2(float x, int e) {
 /* mbarriers, in static shared memory */
 struct Barriers {
     unsigned long long q_full, q_empty; /* q_empty: one arrival per consumer warp after its last S of an item */
-    int item; /* DYNAMIC_ITEMS: the index of the item whose Q q_full announces (n_items: no more) */
+    int item; /* WS_DYNAMIC_ITEMS: the index of the item whose Q q_full announces (n_items: no more) */
     unsigned long long k_full[STAGES], v_full[STAGES];   /* producer's arrival + transaction bytes */
     unsigned long long k_empty[STAGES], v_empty[STAGES]; /* one arrival per consumer warp of the cluster */
 };
@@ -353,7 +350,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #else
     const int n_items = 1, w_first = 0, w_step = 1;
 #endif
-#if !DYNAMIC_ITEMS
+#if !WS_DYNAMIC_ITEMS
     (void)wsp;
 #else
     unsigned* const items_taken = reinterpret_cast<unsigned*>(wsp); /* items handed out after the first wave */
@@ -390,7 +387,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             tma_prefetch_map(&v_map);
             int g = 0; /* ring tiles issued so far (over every item): slot g % STAGES */
             int n_done = 0;
-#if DYNAMIC_ITEMS
+#if WS_DYNAMIC_ITEMS
             auto item_index = [&](int n) { return n == 0 ? w_first : w_step + (int)atomicAdd(items_taken, 1u); };
 #else
             auto item_index = [&](int n) { return w_first + n * w_step; };
@@ -401,7 +398,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 const int q_head = t.b * p.Hq + t.h, kv_head = t.b * p.Hkv + t.h / p.q_per_kv;
                 /* Q's buffer is free once every consumer's last S of the previous item retired */
                 if (n_done > 0) mbar_wait(&bars.q_empty, (n_done - 1) & 1);
-#if DYNAMIC_ITEMS
+#if WS_DYNAMIC_ITEMS
                 bars.item = w; /* published by the arrival on q_full (release), read after its wait */
 #endif
                 mbar_arrive_expect_tx(&bars.q_full, kQBytes);
@@ -446,7 +443,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
                 }
             }
-#if DYNAMIC_ITEMS
+#if WS_DYNAMIC_ITEMS
             /* no more items: the consumers read n_items once they are done with the last one's Q */
             if (n_done > 0) mbar_wait(&bars.q_empty, (n_done - 1) & 1);
             bars.item = n_items;
@@ -539,7 +536,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 
     int g = 0; /* ring tiles consumed so far (over every item), as the producer counts them */
     int n_done = 0;
-#if DYNAMIC_ITEMS
+#if WS_DYNAMIC_ITEMS
     /* the producer announces item n with its Q: wait for it, then read which item it is */
     auto item_index = [&](int n) {
         mbar_wait(&bars.q_full, n & 1);
@@ -686,7 +683,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::commit();
         };
 
-#if !DYNAMIC_ITEMS
+#if !WS_DYNAMIC_ITEMS
         mbar_wait(&bars.q_full, n_done & 1);
 #endif
 

@@ -17,7 +17,7 @@
 #   7. ncu (--ncu)      one shape's winner under Nsight Compute: tensor-pipe
 #                       utilisation, issue-stall reasons
 #
-#   OUT=/tmp/out scripts/gpu/hopper_ws.sh [--ncu] [--quick | --rest]
+#   OUT=/tmp/out scripts/gpu/hopper_ws.sh [--ncu] [--quick | --rest | --causal]
 #
 # Full: every anchor, window and D = 256 shape. --quick: the 10 shapes at N = 1024 and 4096
 # (D 64 / 128, fp16 causal or not, bf16 non-causal), half the sampling time, FA2 and cuDNN
@@ -27,7 +27,8 @@
 # D = 256 ones, flex on the windows, no determinism: estimated 7-8 minutes with the build
 # (~600 sweep pairs at ~0.3 s, verify ~100 s, peers ~75 s). Every step prints one progress line; the files of the steps
 # are packed into $OUT/hopper_ws.tar.gz (more than 8 files), with SUMMARY.md and
-# the exit codes beside it. Exit 1 when the verification fails or a step fails.
+# the exit codes beside it. --causal: the 7 causal anchors only, with --quick's sampling,
+# FA2 and cuDNN, no ping-pong pairs, determinism or flex (about 6 minutes with the build). Exit 1 when the verification fails or a step fails.
 # Environment: ATTN_TUNE (default build-gpu/app/attn-tune), CUDA_DEVICE (cuda:0).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -40,15 +41,17 @@ mkdir -p "$work"
 ncu=0
 quick=0
 rest=0
+causal=0
 for a in "$@"; do
   case "$a" in
     --ncu) ncu=1 ;;
     --quick) quick=1 ;;
     --rest) rest=1 ;;
-    *) echo "unknown argument '$a' (use --ncu, --quick, --rest)"; exit 2 ;;
+    --causal) causal=1 ;;
+    *) echo "unknown argument '$a' (use --ncu, --quick, --rest, --causal)"; exit 2 ;;
   esac
 done
-[ "$quick" = 1 ] && [ "$rest" = 1 ] && { echo "--quick and --rest: one or the other"; exit 2; }
+[ $((quick + rest + causal)) -le 1 ] || { echo "--quick, --rest and --causal: one of them"; exit 2; }
 t0=$SECONDS
 say() { echo "[hopper_ws +$((SECONDS - t0))s] $*"; }
 
@@ -132,11 +135,15 @@ elif [ "$rest" = 1 ]; then
   peer_shapes="fp16-d64-n16384,fp16-d64-n16384-causal,fp16-d128-n16384,fp16-d128-n16384-causal"
   peer_shapes+=",bf16-d128-n4096-causal,$d256"
   shapes="$peer_shapes,$windows"
+elif [ "$causal" = 1 ]; then
+  shapes="fp16-d64-n1024-causal,fp16-d64-n4096-causal,fp16-d64-n16384-causal,fp16-d128-n1024-causal"
+  shapes+=",fp16-d128-n4096-causal,fp16-d128-n16384-causal,bf16-d128-n4096-causal"
+  peer_shapes="$shapes"
 fi
 # (--quick, --rest: FA2 and cuDNN only, the ratios the notes quote; short sampling)
 peers=fa2,cudnn,efficient
 sample=0.1
-if [ "$quick" = 1 ] || [ "$rest" = 1 ]; then
+if [ "$quick" = 1 ] || [ "$rest" = 1 ] || [ "$causal" = 1 ]; then
   peers=fa2,cudnn
   sample=0.05
 fi
@@ -226,6 +233,7 @@ EOF
   # ---- 3b. PINGPONG with OVERLAP 0 (S and P V issued in turn) against without, side by side:
   # the 8 configurations of 2 / 3 consumers x 2 / 3 stages x ping-pong, non-persistent, in one sweep
   # with twice the sampling (on the N = 16384 anchor too in --rest; D = 128 fits 2 consumers only)
+  if [ "$causal" = 0 ]; then
   cat > "$work/flash_attn_fwd_ws_pingpong0.json" <<EOF
 {
   "attn_tune_spec": 1,
@@ -264,6 +272,7 @@ for g in d["groups"]:
             print(f'| {g["shape"]} | {kv["WS_CONSUMERS"]} | {kv["STAGES"]} | {v:.4f} | {w:.4f} | {v / w:.3f} |')
 EOF
   cat "$work/pingpong0.md"
+  fi
 
   # ---- 4. the peers: attn-tune's best per shape against SDPA's FA2 / cuDNN / mem-efficient
   step peers python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.json" \
@@ -272,7 +281,7 @@ EOF
   tail -25 "$work/peers.log"
 
   # ---- 5. determinism matrix on the winner (not in --rest: --quick ran it)
-  if [ -n "$winner" ] && [ "$rest" = 0 ]; then
+  if [ -n "$winner" ] && [ "$rest" = 0 ] && [ "$causal" = 0 ]; then
     # B = 33 is left out: drawing its inputs on one host core is most of the matrix's time
     step determinism "$ATTN_TUNE" determinism "$spec" -k prefill_ws --set "$winner" --head-dims 64,128 \
       --batch-sizes 1,2,8 --shape "fp16-d128-n1024-causal,Hq=4,Hkv=4,Nq=256" --device "$cuda" \
@@ -282,7 +291,7 @@ EOF
   fi
 
   # ---- 6. flex_attention on the window shapes
-  if [ "$quick" = 0 ]; then
+  if [ "$quick" = 0 ] && [ "$causal" = 0 ]; then
     step flex python3 scripts/compare/window_linear_torch.py "$work/window_torch" \
       --leaderboards "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))
     tail -12 "$work/flex.log"
