@@ -392,6 +392,10 @@ def attn_tune_call(gpu, item, t):
     def fn():
         for f, grid, block, shared in launches:
             f(grid, block, args, shared_mem=int(shared))
+    # The launches hold raw pointers: the tensors behind them (the workspace is made here) live as long as fn.
+    # Freed, the caching allocator would hand the workspace to the next tensor, and a kernel that keeps counters
+    # there (the persistent prefill's work queue) would read that tensor's data.
+    fn.buffers = buffers
     return fn, o
 
 

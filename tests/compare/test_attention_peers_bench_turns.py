@@ -9,6 +9,7 @@
 2. A row timed in turns (a fake GPU and a fake attn-tune) reports bench's medians, the per-repetition ratio and
    both clocks, writes one bench result per repetition, and carries an error when bench finds a wrong answer.
 3. The whole run (main, on the same fakes) writes its tables and exits 1 when bench finds a wrong answer.
+4. The launch function keeps the workspace tensor it launches on alive (attn_tune_call).
 """
 import json
 import shlex
@@ -252,6 +253,57 @@ class TheWholeRunInTurns(unittest.TestCase):
             self.assertEqual(rc, 1)
             self.assertIn("incorrect", doc["rows"][0]["errors"][0])
             self.assertIn("FAILED: attn-tune bench", md)
+
+
+class TheLaunchKeepsItsWorkspace(unittest.TestCase):
+    """attn_tune_call makes the workspace tensor; the returned launch function holds only its raw pointer, so the
+    tensor must live as long as the function: freed, its memory goes to the next tensor, and a kernel keeping
+    counters there (the persistent prefill's work queue) reads that tensor's data (seen on an H200: 0.04 ms for a
+    0.25 ms kernel, 2026-11-27)."""
+
+    def test_the_workspace_lives_as_long_as_the_launch_function(self):
+        import gc
+        import weakref
+
+        made = []
+
+        class Tensor:
+            def __init__(self, n):
+                self.n = n
+                made.append(weakref.ref(self))
+
+            def data_ptr(self):
+                return 4096 + id(self) % 4096
+
+        class Torch:
+            uint8 = "uint8"
+
+            @staticmethod
+            def zeros(n, dtype=None, device=None):
+                return Tensor(n)
+
+            @staticmethod
+            def full_like(t, value):
+                return Tensor(t.n)
+
+        class Gpu:
+            torch = Torch
+            function = staticmethod(lambda binary, entry, shared: lambda *a, **k: None)
+
+        class Np:  # the pointers only (numpy is not needed without a GPU)
+            uint64 = int
+
+        Gpu.np = Np
+        t = {name: Tensor(64) for name in ("q", "k", "v", "mask", "sinks")}
+        launch = {"args": [{"kind": "workspace", "bytes": 16}], "program": {"file": "k.cubin"},
+                  "launches": [{"entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1], "shared_bytes": 0}]}
+        fn, o = attention_peers.attn_tune_call(Gpu, {"launch": launch, "dir": Path(".")}, t)
+        gc.collect()
+        workspace = [r for r in made if r() is not None and r().n == 16]
+        self.assertEqual(len(workspace), 1, "the workspace tensor was freed while the launch function lives")
+        del fn
+        gc.collect()
+        self.assertIsNone(workspace[0](), "the launch function should be what keeps the workspace")
 
 
 if __name__ == "__main__":
