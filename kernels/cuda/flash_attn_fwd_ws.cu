@@ -388,7 +388,12 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             int g = 0; /* ring tiles issued so far (over every item): slot g % STAGES */
             int n_done = 0;
 #if WS_DYNAMIC_ITEMS
-            auto item_index = [&](int n) { return n == 0 ? w_first : w_step + (int)atomicAdd(items_taken, 1u); };
+            /* an index past the items ends the loop (n_items), whatever the counter holds */
+            auto item_index = [&](int n) {
+                if (n == 0) return w_first;
+                const unsigned taken = atomicAdd(items_taken, 1u);
+                return taken < (unsigned)(n_items - w_step) ? w_step + (int)taken : n_items;
+            };
 #else
             auto item_index = [&](int n) { return w_first + n * w_step; };
 #endif
