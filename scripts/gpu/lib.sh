@@ -14,6 +14,9 @@
 #                             "NAME: exit RC, S s: ok" and counts an exit code other than
 #                             EXPECTED_RC in failures
 #   first_opencl_gpu          the id of the first OpenCL GPU `attn-tune devices` lists
+#   verify_spec SPEC          step `verify`: every configuration of SPEC on its shapes, correctness only
+#                             (short sampling, a 15 s watchdog), into $out/verify.json; returns 1
+#                             unless every entry is ok or skipped and at least one is ok
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 failures=0
 
@@ -58,4 +61,14 @@ import json, sys
 for d in json.load(sys.stdin)["devices"]:
     if d["backend"] == "opencl" and d["kind"] == "gpu":
         print(d["id"]); break'
+}
+
+verify_spec() {
+  run_step verify 0 "$ATTN_TUNE" sweep "$1" --device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 \
+    --warmup-time 0 --watchdog 15 --overwrite -q --out "$out/verify.json"
+  python3 -c "
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+n = collections.Counter(e['status'] for g in d['groups'] for e in g['entries'])
+print('verify:', dict(n)); sys.exit(0 if set(n) <= {'ok', 'skipped'} and n['ok'] else 1)" "$out/verify.json"
 }

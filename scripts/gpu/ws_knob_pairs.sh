@@ -52,13 +52,7 @@ for name, (family, override, shapes) in families.items():
 json.dump({"attn_tune_spec": 1, "extends": f"{root}/configs/flash_attn_fwd_ws.json", "name": f"ws_pairs_{knob.lower()}",
            "kernels": kernels}, open(f"{out}/pairs_spec.json", "w"), indent=1)
 PY
-run_step verify 0 "$ATTN_TUNE" sweep "$out/verify_spec.json" --device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 \
-  --warmup-time 0 --watchdog 15 --overwrite -q --out "$out/verify.json"
-python3 -c "
-import collections, json, sys
-d = json.load(open(sys.argv[1]))
-n = collections.Counter(e['status'] for g in d['groups'] for e in g['entries'])
-print('verify:', dict(n)); sys.exit(0 if set(n) <= {'ok', 'skipped'} and n['ok'] else 1)" "$out/verify.json" || { echo "verification failed: nothing timed"; exit 1; }
+verify_spec "$out/verify_spec.json" || { echo "verification failed: nothing timed"; exit 1; }
 run_step sweep 0 "$ATTN_TUNE" sweep "$out/pairs_spec.json" --device cuda:0 --max-time 0.1 --min-samples 5 --warmup-time 0.2 \
   --overwrite -q --out "$out/pairs.json"
 run_step recheck 0 "$ATTN_TUNE" bench --recheck "$out/pairs.json" --top 8 --rounds 3 --tolerance 100
