@@ -43,6 +43,21 @@ TEST(CustomCpuReference, TheCorrectKernelVerifiesAndThePlantedWrongOneIsCaught) 
   EXPECT_EQ(caught, 2);  // 2 shapes
 }
 
+// The evaluator zeroes the workspace's first bytes before each run: the kernel adds a counter it keeps there to
+// its output and bumps it after every run, so a configuration verified after another ran (one worker, one
+// workspace) is correct only if the counter starts at zero again.
+TEST(CustomCpuReference, EveryRunStartsWithTheWorkspacesFirstBytesZero) {
+  test::TempDir dir;
+  const nlohmann::json lb = test::pocl_sweep(test::data("workspace_counter.json"), dir);
+  int ok = 0;
+  for (const auto& g : lb.at("groups"))
+    for (const auto& e : g.at("entries")) {
+      EXPECT_EQ(e.at("status"), "ok") << e.dump().substr(0, 2000);
+      ok += e.at("status") == "ok";
+    }
+  EXPECT_EQ(ok, 3);  // 3 work-group sizes, one after another
+}
+
 std::pair<std::string, std::string> load_error(const std::function<void(ojson&)>& edit) {
   test::TempDir dir;
   ojson spec = ojson::parse(read_text_file(test::data("matmul_cpu_reference.json")));
