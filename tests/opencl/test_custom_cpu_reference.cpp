@@ -43,9 +43,9 @@ TEST(CustomCpuReference, TheCorrectKernelVerifiesAndThePlantedWrongOneIsCaught) 
   EXPECT_EQ(caught, 2);  // 2 shapes
 }
 
-// The evaluator zeroes the workspace's first bytes before each run: the kernel adds a counter it keeps there to
-// its output and bumps it after every run, so a configuration verified after another ran (one worker, one
-// workspace) is correct only if the counter starts at zero again.
+// The evaluator zeroes the workspace's first bytes before each configuration: the kernel adds a counter it keeps
+// there to its output and bumps it after every run, so a configuration verified after another ran (one worker,
+// one workspace) is correct only if the counter starts at zero again.
 TEST(CustomCpuReference, EveryRunStartsWithTheWorkspacesFirstBytesZero) {
   test::TempDir dir;
   const nlohmann::json lb = test::pocl_sweep(test::data("workspace_counter.json"), dir);

@@ -221,19 +221,25 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
 }
 
 std::vector<KernelArg> Evaluator::launch_args(const Plan& plan, const PreparedShape& shape) {
-  const std::size_t ws_bytes = std::max<std::size_t>(plan.workspace_bytes, kZeroedWorkspaceBytes);
-  if (!workspace_ || workspace_->size() < ws_bytes) {
-    workspace_.reset();
-    workspace_ = device_.allocate(ws_bytes);
-  }
-  // Counters a kernel keeps there (a persistent grid's work queue) start at zero.
-  const std::array<std::byte, kZeroedWorkspaceBytes> zeros{};
-  device_.write(*workspace_, zeros.data(), zeros.size());
+  ensure_workspace(plan.workspace_bytes);
   std::vector<KernelArg> args = kernel_args(plan.arguments, shape.buffers, *workspace_);
   // TMA tensor maps follow the argument list.
   for (auto& m : tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields))
     args.push_back(std::move(m));
   return args;
+}
+
+void Evaluator::ensure_workspace(std::size_t bytes) {
+  bytes = std::max<std::size_t>(bytes, kZeroedWorkspaceBytes);
+  if (workspace_ && workspace_->size() >= bytes) return;
+  workspace_.reset();
+  workspace_ = device_.allocate(bytes);
+  zero_workspace();
+}
+
+void Evaluator::zero_workspace() {
+  const std::array<std::byte, kZeroedWorkspaceBytes> zeros{};
+  device_.write(*workspace_, zeros.data(), zeros.size());
 }
 
 std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const PreparedShape& shape) {
@@ -350,6 +356,10 @@ ConfigResult Evaluator::evaluate(const Job& job) {
     const KernelSpec& kernel = spec_.kernel(job.kernel);
     prepare(job.shape);
     const Plan plan = make_plan(kernel, job.config, *prepared_, result);
+    // Counters a kernel keeps in the workspace (a persistent grid's work queue) start at zero for each
+    // configuration; its runs after that share them, so one that never resets them differs run to run.
+    ensure_workspace(plan.workspace_bytes);
+    zero_workspace();
     const auto outputs = run_once(plan, *prepared_);
     result.verify = prepared_->problem->verify(outputs, spec_.tolerance);
     if (!result.verify->passed) {

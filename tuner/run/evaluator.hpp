@@ -41,8 +41,9 @@ struct Plan {
 
 class Evaluator;
 
-// The workspace's first bytes are zero when a run (one verification, or one timing with its
-// warm-up) starts; a kernel that keeps counters there resets them before its last block exits.
+// The workspace's first bytes are zero when a configuration's evaluation starts (and in a newly
+// allocated workspace); its verification, checks and timing runs then share them, so a kernel that
+// keeps counters there resets them before its last block exits.
 inline constexpr std::size_t kZeroedWorkspaceBytes = 16;
 
 // Runs after a configuration verified and before it is timed; records into
@@ -84,6 +85,8 @@ class Evaluator {
   void time(const Plan& plan, const PreparedShape& shape, ConfigResult& result);
   void run_reference(const DeviceReference& reference, PreparedShape& shape);
   std::vector<KernelArg> launch_args(const Plan& plan, const PreparedShape& shape);
+  void ensure_workspace(std::size_t bytes);  // at least BYTES (and 16); a new one zeroed
+  void zero_workspace();                     // its first kZeroedWorkspaceBytes
 
   const Spec& spec_;
   Device& device_;
