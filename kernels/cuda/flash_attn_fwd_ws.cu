@@ -131,6 +131,14 @@
 #define LATE_PACK 0
 #endif
 
+/* 1: S = Q K^T as one m64n{BLOCK_N}k16 per k-step and row tile; 0: BLOCK_N / 64
+ * m64n64k16, each of which reads its Q slice from shared memory again: with both
+ * operands there, n64 pieces ask for all the bandwidth shared memory has
+ * (cuda/ptx/wgmma.cuh), which the K / V copies and P V's reads of V share */
+#ifndef WIDE_S
+#define WIDE_S 1
+#endif
+
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
 #endif
@@ -187,6 +195,9 @@
 #endif
 #if RESCALE_SKIP != 0 && RESCALE_SKIP != 1
 #error "flash_attn_fwd_ws: RESCALE_SKIP must be 0 or 1"
+#endif
+#if WIDE_S != 0 && WIDE_S != 1
+#error "flash_attn_fwd_ws: WIDE_S must be 0 or 1"
 #endif
 #if PINGPONG && WS_CONSUMERS < 2
 #error "flash_attn_fwd_ws: PINGPONG orders the products of 2 or 3 consumers"
@@ -497,9 +508,13 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 const int rt = cons * kRT + r; /* Q row tile of the block */
                 const unsigned long long ad =
                     wgmma::desc_sw128(sQa + (rt * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
+#if WIDE_S
+                wgmma::mma_ss_wide<kSN>(s[r], ad, wgmma::desc_sw128(k_st + k_off), ks > 0);
+#else
 #pragma unroll
                 for (int j = 0; j < kSN; ++j)
                     wgmma::mma_ss(s[r][j], ad, wgmma::desc_sw128(k_st + k_off + j * kPanel64), ks > 0);
+#endif
             }
         }
         wgmma::commit();

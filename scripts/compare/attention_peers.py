@@ -38,8 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nvml_clocks import SmClock  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-PEERS = [("FA2", "FLASH_ATTENTION"), ("cuDNN", "CUDNN_ATTENTION"), ("mem-efficient", "EFFICIENT_ATTENTION")]
-PEER_KEYS = {"fa2": "FA2", "cudnn": "cuDNN", "efficient": "mem-efficient"}
+PEERS = [("FA2", "FLASH_ATTENTION"), ("cuDNN", "CUDNN_ATTENTION"), ("mem-efficient", "EFFICIENT_ATTENTION"),
+         ("flex", "FLEX")]
+PEER_KEYS = {"fa2": "FA2", "cudnn": "cuDNN", "efficient": "mem-efficient", "flex": "flex"}
+RATIO_PEERS = ("FA2", "cuDNN", "flex")  # the attn-tune/peer columns
 
 
 class RunError(Exception):
@@ -399,8 +401,46 @@ def attn_tune_call(gpu, item, t):
     return fn, o
 
 
+def attends(q_idx, kv_idx, s):
+    """Whether query row q_idx attends key kv_idx under the shape's causal flag and window, as attn-tune and
+    the reference define them: bottom-right aligned (row i sits at position i + Nkv - Nq), causal keeps keys up to
+    that position, a window W keeps keys within W of it. Ints or tensors (flex_attention's mask_mod)."""
+    pos = q_idx + (s["Nkv"] - s["Nq"])
+    keep = kv_idx <= pos if s.get("causal") else kv_idx >= 0
+    if s.get("window"):
+        keep = keep & (abs(pos - kv_idx) <= s["window"])
+    return keep
+
+
+def flex_call(gpu, s, t):
+    """(fn, out, notes) for flex_attention (torch.compile'd, a block mask of the window), or (None, why). Window shapes
+    only: SDPA's fused kernels cover the others."""
+    if not s.get("window"):
+        return None, "n/a: flex_attention is compared on window shapes only"
+    if s.get("sinks") or s.get("mask") or s.get("max_bias") or s["dtype"] == "f32_f16":
+        return None, "n/a: mask, ALiBi, sinks and f32 Q are not compared with flex_attention"
+    torch = gpu.torch
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    if not hasattr(gpu, "flex"):
+        gpu.flex = torch.compile(flex_attention, dynamic=False)
+    block_mask = create_block_mask(lambda b, h, qi, kj: attends(qi, kj, s), B=None, H=None, Q_LEN=s["Nq"],
+                                   KV_LEN=s["Nkv"], device="cuda")
+    kw = {"block_mask": block_mask, "scale": s.get("scale"), "enable_gqa": s["Hkv"] != s["Hq"]}
+
+    def fn():
+        return gpu.flex(t["q"], t["k"], t["v"], **kw)
+    try:
+        out = fn()  # compiles for this shape, outside the timing
+        torch.cuda.synchronize()
+    except Exception as e:  # noqa: BLE001 (torch.compile raises many kinds)
+        return None, f"n/a: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    return (fn, out, ["flex_attention, torch.compile'd, block mask of the window"]), None
+
+
 def peer_call(gpu, backend, s, t):
-    """(fn, out, notes) for an SDPA backend, or (None, why)."""
+    """(fn, out, notes) for an SDPA backend or flex_attention, or (None, why)."""
+    if backend == "FLEX":
+        return flex_call(gpu, s, t)
     torch = gpu.torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -534,7 +574,7 @@ def render(meta, rows, skipped):
          f"- date (UTC): {meta['date_utc']}; command: `{meta['command']}`",
          f"- method: attn-tune's own build (`bench --emit-launch`: its NVRTC binary, launches and params bytes) and "
          f"each peer on the same tensors, timed interleaved {meta['reps']} times (attn-tune, FA2, cuDNN, "
-         f"mem-efficient, attn-tune, ...); each time the median of {meta['samples']} CUDA-event samples after "
+         f"mem-efficient, flex, attn-tune, ...: those asked for); each time the median of {meta['samples']} CUDA-event samples after "
          f"{meta['warmup']} warm-up calls and {meta.get('warmup_time_s', 0)} s of warm-up samples, the L2 evicted "
          f"before each sample"
          + (f", a {meta['sleep_us']} us GPU sleep before each start event" if meta.get("pace") == "fixed" else
@@ -544,7 +584,7 @@ def render(meta, rows, skipped):
          "- attn-tune ms: the median over repetitions (± the samples' relative noise); in parentheses the "
          "leaderboard's recorded median of the same configuration, script / leaderboard, the spread of the "
          "repetitions ((max - min) / median) and the SM clock NVML read while attn-tune's samples ran (median)",
-         "- attn-tune/FA2, attn-tune/cuDNN: the median over repetitions of peer ms / attn-tune ms (> 1: attn-tune faster)",
+         "- attn-tune/FA2, attn-tune/cuDNN, attn-tune/flex: the median over repetitions of peer ms / attn-tune ms (> 1: attn-tune faster)",
          "- TFLOP/s: attn-tune's FLOP count (4 B Hq D x the attended (query, key) pairs); TB/s: K and V bytes read once",
          f"- max rel err: relative L2 of each output against a float64 reference of sampled rows, and of attn-tune's "
          f"against each peer's; tolerance {meta['tol']}", ""]
@@ -559,16 +599,17 @@ def render(meta, rows, skipped):
         if not sel:
             continue
         L += ["## " + ("Decode (Nq = 1): K+V read bandwidth" if decode else "Prefill: TFLOP/s"), "",
-              f"| shape | kernel (spec) | attn-tune config | attn-tune ms (leaderboard) | {'TB/s (K+V)' if decode else 'TFLOP/s'} | FA2 | cuDNN "
-              "| mem-efficient | attn-tune/FA2 | attn-tune/cuDNN | max rel err |",
-              "| --- | --- | --- | --- | ---: | --- | --- | --- | ---: | ---: | ---: |"]
+              f"| shape | kernel (spec) | attn-tune config | attn-tune ms (leaderboard) | {'TB/s (K+V)' if decode else 'TFLOP/s'} | "
+              + " | ".join(n for n, _ in PEERS) + " | " + " | ".join(f"attn-tune/{n}" for n in RATIO_PEERS)
+              + " | max rel err |",
+              "| --- | --- | --- | --- | ---: |" + " --- |" * len(PEERS) + " ---: |" * len(RATIO_PEERS) + " ---: |"]
         for r in sel:
             marks = "".join(note(n) for n in r["notes"]) + "".join(note(f"{r['kernel']} / {r['shape']}: FAILED: {e}")
                                                                     for e in r["errors"])
             label = r["key"] + (f" ({r['preset']})" if r["preset"] else "")
             if "attn_tune" not in r:
                 L.append(f"| {r['shape']}{marks} | {r['kernel']} ({r['spec_name']}) | {label} | – ({r['lb_median_ms']:.4f})"
-                         " | – | – | – | – | – | – | – |")
+                         " |" + " – |" * (2 + len(PEERS) + len(RATIO_PEERS)))
                 continue
             a = r["attn_tune"]
             clock = (f", {a['sm_mhz']:.0f} MHz" if a.get("sm_mhz") else "") + f", sleep {r['sleep_us']:.0f} us"
@@ -582,7 +623,7 @@ def render(meta, rows, skipped):
                 else:
                     cells.append("n/a" + note(f"{name}: {p['not_run']}"))
             ratio = [f"{r['peers'][n]['attn_tune_speedup']:.2f}" if "ms" in r["peers"].get(n, {}) else "–"
-                     for n in ("FA2", "cuDNN")]
+                     for n in RATIO_PEERS]
             errs = [e for e in r["rel_err"].values() if e is not None]
             err = (f"{max(errs):.2g}" if errs else "–") + (" **FAIL**" if r["errors"] else "")
             L.append(f"| {r['shape']}{marks} | {r['kernel']} ({r['spec_name']}) | {label} | {a['ms']:.4f} "
@@ -675,7 +716,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1, help="torch seed of the inputs")
     ap.add_argument("--tol", type=float, default=1e-2, help="largest relative L2 error allowed")
     ap.add_argument("--ref-rows", type=int, default=1024, help="rows of the float64 reference")
-    ap.add_argument("--peers", default="fa2,cudnn,efficient", help="SDPA backends: fa2, cudnn, efficient")
+    ap.add_argument("--peers", default="fa2,cudnn,efficient", help="SDPA backends: fa2, cudnn, efficient; "
+                    "flex: flex_attention on the window shapes")
     ap.add_argument("--no-flush", action="store_true", help="do not evict the L2 before each sample")
     ap.add_argument("--sleep-us", type=float, default=100.0, help="GPU sleep queued before each start event "
                     "(keeps the host's launch latency out of the samples; 0: none)")

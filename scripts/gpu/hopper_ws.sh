@@ -10,10 +10,11 @@
 #   3b. pingpong0       PINGPONG with OVERLAP 0 against without, 2 and 3 consumers, on the
 #                       D = 64 / 128 shapes, interleaved in one short sweep of those 8 configurations
 #   4. peers            scripts/compare/attention_peers.py: the winner per shape beside
-#                       FA2, cuDNN and mem-efficient SDPA, --reps 3 interleaved
+#                       FA2, cuDNN and mem-efficient SDPA, and flex_attention on the window
+#                       shapes, --reps 3 interleaved on the same tensors
 #   5. determinism      the matrix (D 64 / 128 x KV x GQA x features) on the winner
 #   6. flex             scripts/compare/window_linear_torch.py: flex_attention on the
-#                       window shapes, joined with the sweep's best
+#                       window shapes, joined with the sweep's best (full run only)
 #   7. ncu (--ncu)      one shape's winner under Nsight Compute: tensor-pipe
 #                       utilisation, issue-stall reasons
 #
@@ -24,7 +25,7 @@
 # only, no flex: 436 s on an H200 with the build and 318 configurations (2026-11-25).
 # --rest: the shapes --quick leaves out (the N = 16384 anchors, bf16-d128-n4096-causal,
 # the window and D = 256 shapes) with --quick's sampling, FA2 and cuDNN on the anchor and
-# D = 256 ones, flex on the windows, no determinism: estimated 7-8 minutes with the build
+# D = 256 ones, flex_attention interleaved on the windows, no determinism: estimated 7-8 minutes with the build
 # (~600 sweep pairs at ~0.3 s, verify ~100 s, peers ~75 s). Every step prints one progress line; the files of the steps
 # are packed into $OUT/hopper_ws.tar.gz (more than 8 files), with SUMMARY.md and
 # the exit codes beside it. --causal: the 7 causal anchors only, with --quick's sampling,
@@ -126,7 +127,7 @@ anchors+=",fp16-d128-n16384,fp16-d128-n16384-causal,bf16-d128-n4096,bf16-d128-n4
 windows="window-n8192-w256,window-n32768-w1024,window-n16384-w512,window-n8192-w256-d64,window-bf16-n8192-w256"
 d256="fp16-d256-n4096,fp16-d256-n4096-causal"
 shapes="$anchors,$windows,$d256"
-peer_shapes="$anchors,$d256"
+peer_shapes="$anchors,$windows,$d256"
 if [ "$quick" = 1 ]; then
   shapes="fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,fp16-d128-n1024"
   shapes+=",fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal,bf16-d64-n4096,bf16-d128-n4096"
@@ -134,17 +135,19 @@ if [ "$quick" = 1 ]; then
 elif [ "$rest" = 1 ]; then
   peer_shapes="fp16-d64-n16384,fp16-d64-n16384-causal,fp16-d128-n16384,fp16-d128-n16384-causal"
   peer_shapes+=",bf16-d128-n4096-causal,$d256"
-  shapes="$peer_shapes,$windows"
+  peer_shapes+=",$windows"
+  shapes="$peer_shapes"
 elif [ "$causal" = 1 ]; then
   shapes="fp16-d64-n1024-causal,fp16-d64-n4096-causal,fp16-d64-n16384-causal,fp16-d128-n1024-causal"
   shapes+=",fp16-d128-n4096-causal,fp16-d128-n16384-causal,bf16-d128-n4096-causal"
   peer_shapes="$shapes"
 fi
-# (--quick, --rest: FA2 and cuDNN only, the ratios the notes quote; short sampling)
-peers=fa2,cudnn,efficient
+# (--quick, --rest: FA2, cuDNN and flex only, the ratios the notes quote; short sampling; flex_attention
+# runs on the window shapes only, the SDPA backends on the others)
+peers=fa2,cudnn,efficient,flex
 sample=0.1
 if [ "$quick" = 1 ] || [ "$rest" = 1 ] || [ "$causal" = 1 ]; then
-  peers=fa2,cudnn
+  peers=fa2,cudnn,flex
   sample=0.05
 fi
 
@@ -290,8 +293,9 @@ EOF
     tail -5 "$work/determinism.log"
   fi
 
-  # ---- 6. flex_attention on the window shapes
-  if [ "$quick" = 0 ] && [ "$causal" = 0 ]; then
+  # ---- 6. flex_attention on the window shapes, as window_linear_torch.py times it (cold, its own inputs) beside
+  # the sweep's best: the full run only (the peers step compares flex interleaved, on the same tensors)
+  if [ "$quick" = 0 ] && [ "$causal" = 0 ] && [ "$rest" = 0 ]; then
     step flex python3 scripts/compare/window_linear_torch.py "$work/window_torch" \
       --leaderboards "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))
     tail -12 "$work/flex.log"

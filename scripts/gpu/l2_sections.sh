@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # PERSISTENT's item order in L2 sections (flash_attn_fwd_ws.cu, L2_SECTION_KB) on an H100 / H200:
 #   1. verify  every PERSISTENT 1 configuration of configs/flash_attn_fwd_ws_small.json on its edge
-#              shapes, at that spec's L2_SECTION_KB 1024: the many-items shapes then take several
-#              sections, the last one short; a wrong answer stops here
+#              shapes, at L2_SECTION_KB 1024: the many-items shapes then take several sections,
+#              the last one short; a wrong answer stops here
 #   2. pairs   scripts/gpu/ws_knob_pairs.sh L2_SECTION_KB 16384 0 on the D = 64 and D = 128 winner
 #              families, PERSISTENT 0 and 1: with PERSISTENT 0 the knob changes nothing, so those
 #              pairs show the noise of the pairing itself
@@ -16,12 +16,13 @@ top="${OUT:?set OUT to the output folder}"
 gpu_output_dir "$top/l2_sections"
 gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
 export ATTN_TUNE
-# a kernel's params replace the parent's whole: the small spec's, PERSISTENT at 1
+# a kernel's params replace the parent's whole: the small spec's, PERSISTENT at 1, sections of 1 MB
 python3 - "$root" "$out" <<'PY' || exit 2
 import json, sys
 root, out = sys.argv[1:]
 params = json.load(open(f"{root}/configs/flash_attn_fwd_ws_small.json"))["kernels"]["prefill_ws"]["params"]
 params["PERSISTENT"] = [1]
+params["L2_SECTION_KB"] = [1024]
 json.dump({"attn_tune_spec": 1, "extends": f"{root}/configs/flash_attn_fwd_ws_small.json", "name": "ws_small_persistent",
            "kernels": {"prefill_ws": {"params": params}}}, open(f"{out}/verify_spec.json", "w"), indent=1)
 PY
