@@ -246,10 +246,10 @@ EOF
     "prefill_ws": {
       "params": { "WS_CONSUMERS": [2, 3], "CONS_ROWS": [64], "BLOCK_N": [128], "STAGES": [2, 3], "REG_SPLIT": [1],
                   "OVERLAP": [0], "PINGPONG": [0, 1], "PERSISTENT": [0], "CLUSTER": [1], "EXP_POLY": [0], "RESCALE_SKIP": [0],
-                  "LATE_PACK": [0] },
+                  "LATE_PACK": [0], "WIDE_S": [1] },
       "presets": { "ThreeNoOverlap": { "WS_CONSUMERS": 3, "CONS_ROWS": 64, "BLOCK_N": 128, "STAGES": 2, "REG_SPLIT": 1, "OVERLAP": 0,
                                        "PINGPONG": 0, "PERSISTENT": 0, "CLUSTER": 1, "EXP_POLY": 0, "RESCALE_SKIP": 0,
-                                       "LATE_PACK": 0 } },
+                                       "LATE_PACK": 0, "WIDE_S": 1 } },
       "baseline": "ThreeNoOverlap"
     }
   }
