@@ -58,13 +58,14 @@ __device__ __forceinline__ bool tile_needs_mask(const attn_params& p, bool alway
            (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + block_n - 1 > w_pos_lo + p.window));
 }
 
-/* Per-element masking of one warp's wgmma accumulator tile s (kSN n64 pieces,
- * keys n0 ..; this thread's rows i0 and i0 + 8, columns lc, lc + 1 of each n8
- * chunk): every kept score becomes s * sl2 (+ the mask, - the ALiBi distance)
- * in the log2 domain, every masked one -inf.  mask_b: this batch's [Nq][Nkv]. */
-template <int kSN>
-__device__ __forceinline__ void mask_tile(float (&s)[kSN][32], const attn_params& p, const __half* __restrict__ mask_b,
-                                          bool always, float slope2, float sl2, int i0, int n0, int lc) {
+/* Per-element masking of one warp's wgmma accumulator tile (kChunks n8 chunks of
+ * keys n0 ..; this thread's rows i0 and i0 + 8, columns lc, lc + 1 of each
+ * chunk; at(c, k) is element k of chunk c, as m64nN lays them out): every kept
+ * score becomes s * sl2 (+ the mask, - the ALiBi distance) in the log2 domain,
+ * every masked one -inf.  mask_b: this batch's [Nq][Nkv]. */
+template <int kChunks, typename At>
+__device__ __forceinline__ void mask_chunks(At at, const attn_params& p, const __half* __restrict__ mask_b, bool always,
+                                            float slope2, float sl2, int i0, int n0, int lc) {
     const int Nq = p.Nq, Nkv = p.Nkv;
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh) {
@@ -75,21 +76,35 @@ __device__ __forceinline__ void mask_tile(float (&s)[kSN][32], const attn_params
         const bool mrow_ok = p.has_mask && i < Nq;
         const __half* __restrict__ mrow = mask_b + (long long)(i < Nq ? i : 0) * Nkv;
 #pragma unroll
-        for (int j = 0; j < kSN; ++j)
+        for (int c = 0; c < kChunks; ++c)
 #pragma unroll
-            for (int c = 0; c < 8; ++c)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    float& x = s[j][4 * c + 2 * hh + e];
-                    const int key = n0 + 64 * j + 8 * c + lc + e;
-                    float y = x * sl2;
-                    if (always) {
-                        y -= slope2 * (float)abs(pos - key);
-                        if (mrow_ok && key < Nkv) y = fmaf(__half2float(mrow[key]), kLog2e, y);
-                    }
-                    x = (key < j_hi && key >= j_lo) ? y : neg_inf();
+            for (int e = 0; e < 2; ++e) {
+                float& x = at(c, 2 * hh + e);
+                const int key = n0 + 8 * c + lc + e;
+                float y = x * sl2;
+                if (always) {
+                    y -= slope2 * (float)abs(pos - key);
+                    if (mrow_ok && key < Nkv) y = fmaf(__half2float(mrow[key]), kLog2e, y);
                 }
+                x = (key < j_hi && key >= j_lo) ? y : neg_inf();
+            }
     }
+}
+
+/* ... of a tile held as kSN n64 pieces */
+template <int kSN>
+__device__ __forceinline__ void mask_tile(float (&s)[kSN][32], const attn_params& p, const __half* __restrict__ mask_b,
+                                          bool always, float slope2, float sl2, int i0, int n0, int lc) {
+    mask_chunks<8 * kSN>([&](int c, int k) -> float& { return s[c / 8][4 * (c % 8) + k]; }, p, mask_b, always, slope2,
+                         sl2, i0, n0, lc);
+}
+
+/* ... of a tile of kCols keys held as one m64n{kCols} accumulator */
+template <int kCols>
+__device__ __forceinline__ void mask_tile(float (&s)[kCols / 2], const attn_params& p, const __half* __restrict__ mask_b,
+                                          bool always, float slope2, float sl2, int i0, int n0, int lc) {
+    mask_chunks<kCols / 8>([&](int c, int k) -> float& { return s[4 * c + k]; }, p, mask_b, always, slope2, sl2, i0, n0,
+                           lc);
 }
 
 /* The factor a row's O accumulator is multiplied by: 1 / (l + the sink's

@@ -10,9 +10,10 @@
  *                     transaction bytes.  Its registers go back to the pool
  *                     (setmaxnreg.dec).
  *   warpgroups 1..C   consumers: CONS_ROWS query rows each (64 per m64 row
- *                     tile), S = Q K^T and O += P V on wgmma m64n64k16 reading
- *                     Q, K and V from the 128-byte-swizzled tiles the copy
- *                     engine wrote; online softmax in registers
+ *                     tile), S = Q K^T on one wgmma m64n{BLOCK_N}k16 per k-step
+ *                     and O += P V on m64n64k16, reading Q, K and V from the
+ *                     128-byte-swizzled tiles the copy engine wrote; online
+ *                     softmax in registers
  *                     (setmaxnreg.inc).  A consumer waits on a stage's
  *                     "full" mbarrier by parity and releases it through its
  *                     "empty" mbarrier once its wgmma have read it.
@@ -74,7 +75,7 @@
 #define CONS_ROWS 64 /* query rows per consumer warpgroup: 64 or 128 (two m64 row tiles) */
 #endif
 #ifndef BLOCK_N
-#define BLOCK_N 128 /* keys per K / V tile: 64, 128 or 192 */
+#define BLOCK_N 128 /* keys per K / V tile: 64, 80 (D = 256 in 227 KB with 2 stages), 128 or 192 */
 #endif
 #ifndef STAGES
 #define STAGES 2 /* K / V tiles in the shared-memory ring */
@@ -131,14 +132,6 @@
 #define LATE_PACK 0
 #endif
 
-/* 1: S = Q K^T as one m64n{BLOCK_N}k16 per k-step and row tile; 0: BLOCK_N / 64
- * m64n64k16, each of which reads its Q slice from shared memory again: with both
- * operands there, n64 pieces ask for all the bandwidth shared memory has
- * (cuda/ptx/wgmma.cuh), which the K / V copies and P V's reads of V share */
-#ifndef WIDE_S
-#define WIDE_S 1
-#endif
-
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
 #endif
@@ -151,8 +144,8 @@
 #if CONS_ROWS != 64 && CONS_ROWS != 128
 #error "flash_attn_fwd_ws: CONS_ROWS must be 64 or 128"
 #endif
-#if BLOCK_N != 64 && BLOCK_N != 128 && BLOCK_N != 192
-#error "flash_attn_fwd_ws: BLOCK_N must be 64, 128 or 192"
+#if BLOCK_N != 64 && BLOCK_N != 80 && BLOCK_N != 128 && BLOCK_N != 192
+#error "flash_attn_fwd_ws: BLOCK_N must be 64, 80, 128 or 192"
 #endif
 #if STAGES < 2 || STAGES > 4
 #error "flash_attn_fwd_ws: STAGES must be 2..4"
@@ -195,9 +188,6 @@
 #endif
 #if RESCALE_SKIP != 0 && RESCALE_SKIP != 1
 #error "flash_attn_fwd_ws: RESCALE_SKIP must be 0 or 1"
-#endif
-#if WIDE_S != 0 && WIDE_S != 1
-#error "flash_attn_fwd_ws: WIDE_S must be 0 or 1"
 #endif
 #if PINGPONG && WS_CONSUMERS < 2
 #error "flash_attn_fwd_ws: PINGPONG orders the products of 2 or 3 consumers"
@@ -249,7 +239,9 @@ constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kBlockM = WS_BLOCK_M;
 constexpr int kRT = CONS_ROWS / 64;           /* m64 row tiles per consumer */
 constexpr int kKS = HEAD_DIM / 16;            /* k-steps of Q K^T */
-constexpr int kSN = BLOCK_N / 64;             /* n64 pieces of S */
+constexpr int kSC = BLOCK_N / 8;              /* n8 chunks of S (and of P) per row */
+constexpr int kSAcc = BLOCK_N / 2;            /* S accumulators per thread and m64 row tile */
+constexpr int kPRegs = BLOCK_N / 4;           /* P packed to 16 bits: A-fragment registers per thread and row tile */
 constexpr int kON = HEAD_DIM / 64;            /* n64 pieces of O (= 64-column panels of a row) */
 constexpr int kPKS = BLOCK_N / 16;            /* k-steps of P V */
 constexpr int kPanel64 = 64 * 128;            /* one 64-row panel: 8 KB */
@@ -497,7 +489,10 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
 
     /* S = Q K^T of the tile in `stage` for every row tile: issued and committed */
-    auto issue_s = [&](int stage, float (&s)[kRT][kSN][32]) {
+    /* (one m64n{BLOCK_N}k16 per k-step and row tile: BLOCK_N / 64 n64 pieces would each read Q from
+     * shared memory again, and with both operands there they ask for all the bandwidth it has, which
+     * the K / V copies and P V's reads of V share: NOTES.md section 4, "S in one instruction") */
+    auto issue_s = [&](int stage, float (&s)[kRT][kSAcc]) {
         const unsigned k_st = sKa + stage * kTileBytes;
         wgmma::fence();
 #pragma unroll
@@ -508,23 +503,15 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 const int rt = cons * kRT + r; /* Q row tile of the block */
                 const unsigned long long ad =
                     wgmma::desc_sw128(sQa + (rt * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
-#if WIDE_S
-                wgmma::mma_ss_wide<kSN>(s[r], ad, wgmma::desc_sw128(k_st + k_off), ks > 0);
-#else
-#pragma unroll
-                for (int j = 0; j < kSN; ++j)
-                    wgmma::mma_ss(s[r][j], ad, wgmma::desc_sw128(k_st + k_off + j * kPanel64), ks > 0);
-#endif
+                wgmma::mma_ss_n<BLOCK_N>(s[r], ad, wgmma::desc_sw128(k_st + k_off), ks > 0);
             }
         }
         wgmma::commit();
     };
 
-    auto s_done = [&](float (&s)[kRT][kSN][32]) {
+    auto s_done = [&](float (&s)[kRT][kSAcc]) {
 #pragma unroll
-        for (int r = 0; r < kRT; ++r)
-#pragma unroll
-            for (int j = 0; j < kSN; ++j) wgmma::hold(s[r][j]);
+        for (int r = 0; r < kRT; ++r) wgmma::hold(s[r]);
     };
 
     /* the warp is done reading Q (its wgmma retired): one arrival per warp */
@@ -589,7 +576,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 
         /* masking and online softmax of row tile r of S (keys n0 ..): P packed into A
          * fragments, the row state updated; O must then be scaled by alpha */
-        auto softmax = [&](int r, float (&s)[kSN][32], int n0, [[maybe_unused]] unsigned (&pk)[kSN][16],
+        auto softmax = [&](int r, float (&s)[kSAcc], int n0, [[maybe_unused]] unsigned (&pk)[kPRegs],
                            float (&alpha)[2]) {
             const int wrow = crow + 64 * r;
             const int w_pos_lo = p.kv_offset + m0 + wrow;
@@ -598,7 +585,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             if (score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
                 /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
                 mul = 1.f;
-                score_mods::mask_tile(s, p, mask_b, always_generic, slope2, sl2, m0 + wrow + lr, n0, lc);
+                score_mods::mask_tile<BLOCK_N>(s, p, mask_b, always_generic, slope2, sl2, m0 + wrow + lr, n0, lc);
             }
 #pragma unroll
             for (int hh = 0; hh < 2; ++hh) {
@@ -606,12 +593,10 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #pragma unroll
                 for (int k = 0; k < SOFTMAX_CHAINS; ++k) mpart[k] = kNegInf;
 #pragma unroll
-                for (int j = 0; j < kSN; ++j)
-#pragma unroll
-                    for (int c = 0; c < 8; ++c) {
-                        float& m = mpart[c % SOFTMAX_CHAINS];
-                        m = fmaxf(m, fmaxf(s[j][4 * c + 2 * hh], s[j][4 * c + 2 * hh + 1]));
-                    }
+                for (int c = 0; c < kSC; ++c) {
+                    float& m = mpart[c % SOFTMAX_CHAINS];
+                    m = fmaxf(m, fmaxf(s[4 * c + 2 * hh], s[4 * c + 2 * hh + 1]));
+                }
                 float mx = mpart[0];
 #pragma unroll
                 for (int k = 1; k < SOFTMAX_CHAINS; ++k) mx = fmaxf(mx, mpart[k]);
@@ -626,18 +611,16 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #pragma unroll
                 for (int k = 1; k < SOFTMAX_CHAINS; ++k) lpart[k] = 0.f;
 #pragma unroll
-                for (int j = 0; j < kSN; ++j)
-#pragma unroll
-                    for (int c = 0; c < 8; ++c) {
-                        const float p0 = softmax_exp2(fmaf(s[j][4 * c + 2 * hh], mul, -m_use), 2 * c);
-                        const float p1 = softmax_exp2(fmaf(s[j][4 * c + 2 * hh + 1], mul, -m_use), 2 * c + 1);
-                        lpart[c % SOFTMAX_CHAINS] += p0 + p1;
+                for (int c = 0; c < kSC; ++c) {
+                    const float p0 = softmax_exp2(fmaf(s[4 * c + 2 * hh], mul, -m_use), 2 * c);
+                    const float p1 = softmax_exp2(fmaf(s[4 * c + 2 * hh + 1], mul, -m_use), 2 * c + 1);
+                    lpart[c % SOFTMAX_CHAINS] += p0 + p1;
 #if LATE_PACK
-                        s[j][4 * c + 2 * hh] = p0, s[j][4 * c + 2 * hh + 1] = p1; /* packed by pack_p */
+                    s[4 * c + 2 * hh] = p0, s[4 * c + 2 * hh + 1] = p1; /* packed by pack_p */
 #else
-                        pk[j][2 * c + hh] = pack2<elem_t>(p0, p1);
+                    pk[2 * c + hh] = pack2<elem_t>(p0, p1);
 #endif
-                    }
+                }
                 float l = lpart[0];
 #pragma unroll
                 for (int k = 1; k < SOFTMAX_CHAINS; ++k) l += lpart[k];
@@ -666,13 +649,11 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         };
 
         /* LATE_PACK: the probabilities the softmax left in S, packed into A fragments */
-        [[maybe_unused]] auto pack_p = [&](const float (&s)[kRT][kSN][32], unsigned (&pk)[kRT][kSN][16]) {
+        [[maybe_unused]] auto pack_p = [&](const float (&s)[kRT][kSAcc], unsigned (&pk)[kRT][kPRegs]) {
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
 #pragma unroll
-                for (int j = 0; j < kSN; ++j)
-#pragma unroll
-                    for (int i = 0; i < 16; ++i) pk[r][j][i] = pack2<elem_t>(s[r][j][2 * i], s[r][j][2 * i + 1]);
+                for (int i = 0; i < kPRegs; ++i) pk[r][i] = pack2<elem_t>(s[r][2 * i], s[r][2 * i + 1]);
         };
 
         auto hold_o = [&]() {
@@ -683,7 +664,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         };
 
         /* O += P V of the tile in `stage`: issued and committed */
-        auto issue_pv = [&](int stage, const unsigned (&pk)[kRT][kSN][16]) {
+        auto issue_pv = [&](int stage, const unsigned (&pk)[kRT][kPRegs]) {
             const unsigned v_st = sVa + stage * kTileBytes;
             hold_o();
             wgmma::fence();
@@ -691,9 +672,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             for (int kk = 0; kk < kPKS; ++kk) {
 #pragma unroll
                 for (int r = 0; r < kRT; ++r) {
-                    /* keys 16 kk .. 16 kk + 15: n8 chunks 2 (kk % 4) and + 1 of S piece kk / 4 */
-                    const unsigned a[4] = {pk[r][kk >> 2][4 * (kk & 3)], pk[r][kk >> 2][4 * (kk & 3) + 1],
-                                           pk[r][kk >> 2][4 * (kk & 3) + 2], pk[r][kk >> 2][4 * (kk & 3) + 3]};
+                    /* keys 16 kk .. 16 kk + 15: n8 chunks 2 kk and 2 kk + 1 of S */
+                    const unsigned a[4] = {pk[r][4 * kk], pk[r][4 * kk + 1], pk[r][4 * kk + 2], pk[r][4 * kk + 3]};
 #pragma unroll
                     for (int j = 0; j < kON; ++j)
                         wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128),
@@ -734,7 +714,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             const int stage = (g + it) % STAGES;
             const unsigned parity = ((g + it) / STAGES) & 1;
             mbar_wait(&bars.k_full[stage], parity);
-            float s[kRT][kSN][32];
+            float s[kRT][kSAcc];
             WS_TURN_BEGIN();
             issue_s(stage, s);
             WS_TURN_END(false);
@@ -742,7 +722,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             s_done(s);
             release_slot(&bars.k_empty[stage]);
             if (it + 1 == ntiles) release(&bars.q_empty); /* the item's last read of Q */
-            unsigned pk[kRT][kSN][16];
+            unsigned pk[kRT][kPRegs];
             float alpha[kRT][2];
 #pragma unroll
             for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r]);
@@ -760,11 +740,11 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
          * tile it + 1 runs while P V still computes.  No wgmma under a run-time
          * branch inside the loop: ptxas serializes every wgmma of the kernel
          * (C7514) when it cannot prove where accumulators are read. */
-        unsigned pk[kRT][kSN][16];
+        unsigned pk[kRT][kPRegs];
         if (ntiles > 0) {
             const int st = g % STAGES;
             mbar_wait(&bars.k_full[st], (g / STAGES) & 1);
-            float s[kRT][kSN][32];
+            float s[kRT][kSAcc];
             WS_TURN_BEGIN();
             issue_s(st, s);
             WS_TURN_END(false);
@@ -784,7 +764,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             const int st_s = gs % STAGES, st_v = gv % STAGES;
             mbar_wait(&bars.k_full[st_s], (gs / STAGES) & 1);
             mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
-            float s[kRT][kSN][32];
+            float s[kRT][kSAcc];
             WS_TURN_BEGIN();
             issue_s(st_s, s);
             issue_pv(st_v, pk);
@@ -792,7 +772,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
             s_done(s);
             release_slot(&bars.k_empty[st_s]);
-            unsigned pk_next[kRT][kSN][16];
+            unsigned pk_next[kRT][kPRegs];
             float alpha[kRT][2];
 #pragma unroll
             for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r]);
@@ -806,10 +786,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
 #pragma unroll
-                for (int j = 0; j < kSN; ++j)
-#pragma unroll
-                    for (int i = 0; i < 16; ++i)
-                        pk[r][j][i] = pk_next[r][j][i] ^ opaque0; /* a real in-loop definition */
+                for (int i = 0; i < kPRegs; ++i) pk[r][i] = pk_next[r][i] ^ opaque0; /* a real in-loop definition */
 #endif
         }
         /* every S of the item retired: the producer may load the next item's Q */

@@ -18,7 +18,7 @@
 #   7. ncu (--ncu)      one shape's winner under Nsight Compute: tensor-pipe
 #                       utilisation, issue-stall reasons
 #
-#   OUT=/tmp/out scripts/gpu/hopper_ws.sh [--ncu] [--quick | --rest | --causal]
+#   OUT=/tmp/out scripts/gpu/hopper_ws.sh [--ncu] [--quick | --rest | --causal | --shapes=A,B,...]
 #
 # Full: every anchor, window and D = 256 shape. --quick: the 10 shapes at N = 1024 and 4096
 # (D 64 / 128, fp16 causal or not, bf16 non-causal), half the sampling time, FA2 and cuDNN
@@ -29,7 +29,9 @@
 # (~600 sweep pairs at ~0.3 s, verify ~100 s, peers ~75 s). Every step prints one progress line; the files of the steps
 # are packed into $OUT/hopper_ws.tar.gz (more than 8 files), with SUMMARY.md and
 # the exit codes beside it. --causal: the 7 causal anchors only, with --quick's sampling,
-# FA2 and cuDNN, no ping-pong pairs, determinism or flex (about 6 minutes with the build). Exit 1 when the verification fails or a step fails.
+# FA2 and cuDNN, no ping-pong pairs, determinism or flex (about 6 minutes with the build).
+# --shapes=A,B,...: the same for the named shapes of configs/flash_attn_fwd_ws.json (flex_attention
+# interleaved on window shapes). Exit 1 when the verification fails or a step fails.
 # Environment: ATTN_TUNE (default build-gpu/app/attn-tune), CUDA_DEVICE (cuda:0).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -43,16 +45,19 @@ ncu=0
 quick=0
 rest=0
 causal=0
+subset=0 # --causal or --shapes: named shapes only, quick sampling, peers only
+only=""
 for a in "$@"; do
   case "$a" in
     --ncu) ncu=1 ;;
     --quick) quick=1 ;;
     --rest) rest=1 ;;
-    --causal) causal=1 ;;
-    *) echo "unknown argument '$a' (use --ncu, --quick, --rest, --causal)"; exit 2 ;;
+    --causal) causal=1 subset=$((subset + 1)) ;;
+    --shapes=?*) only="${a#--shapes=}" subset=$((subset + 1)) ;;
+    *) echo "unknown argument '$a' (use --ncu, --quick, --rest, --causal, --shapes=A,B,...)"; exit 2 ;;
   esac
 done
-[ $((quick + rest + causal)) -le 1 ] || { echo "--quick, --rest and --causal: one of them"; exit 2; }
+[ $((quick + rest + subset)) -le 1 ] || { echo "--quick, --rest, --causal and --shapes: one of them"; exit 2; }
 t0=$SECONDS
 say() { echo "[hopper_ws +$((SECONDS - t0))s] $*"; }
 
@@ -141,12 +146,15 @@ elif [ "$causal" = 1 ]; then
   shapes="fp16-d64-n1024-causal,fp16-d64-n4096-causal,fp16-d64-n16384-causal,fp16-d128-n1024-causal"
   shapes+=",fp16-d128-n4096-causal,fp16-d128-n16384-causal,bf16-d128-n4096-causal"
   peer_shapes="$shapes"
+elif [ -n "$only" ]; then
+  shapes="$only"
+  peer_shapes="$only"
 fi
 # (--quick, --rest: FA2, cuDNN and flex only, the ratios the notes quote; short sampling; flex_attention
 # runs on the window shapes only, the SDPA backends on the others)
 peers=fa2,cudnn,efficient,flex
 sample=0.1
-if [ "$quick" = 1 ] || [ "$rest" = 1 ] || [ "$causal" = 1 ]; then
+if [ "$quick" = 1 ] || [ "$rest" = 1 ] || [ "$subset" = 1 ]; then
   peers=fa2,cudnn,flex
   sample=0.05
 fi
@@ -236,7 +244,7 @@ EOF
   # ---- 3b. PINGPONG with OVERLAP 0 (S and P V issued in turn) against without, side by side:
   # the 8 configurations of 2 / 3 consumers x 2 / 3 stages x ping-pong, non-persistent, in one sweep
   # with twice the sampling (on the N = 16384 anchor too in --rest; D = 128 fits 2 consumers only)
-  if [ "$causal" = 0 ]; then
+  if [ "$subset" = 0 ]; then
   cat > "$work/flash_attn_fwd_ws_pingpong0.json" <<EOF
 {
   "attn_tune_spec": 1,
@@ -246,10 +254,10 @@ EOF
     "prefill_ws": {
       "params": { "WS_CONSUMERS": [2, 3], "CONS_ROWS": [64], "BLOCK_N": [128], "STAGES": [2, 3], "REG_SPLIT": [1],
                   "OVERLAP": [0], "PINGPONG": [0, 1], "PERSISTENT": [0], "CLUSTER": [1], "EXP_POLY": [0], "RESCALE_SKIP": [0],
-                  "LATE_PACK": [0], "WIDE_S": [1] },
+                  "LATE_PACK": [0] },
       "presets": { "ThreeNoOverlap": { "WS_CONSUMERS": 3, "CONS_ROWS": 64, "BLOCK_N": 128, "STAGES": 2, "REG_SPLIT": 1, "OVERLAP": 0,
                                        "PINGPONG": 0, "PERSISTENT": 0, "CLUSTER": 1, "EXP_POLY": 0, "RESCALE_SKIP": 0,
-                                       "LATE_PACK": 0, "WIDE_S": 1 } },
+                                       "LATE_PACK": 0 } },
       "baseline": "ThreeNoOverlap"
     }
   }
@@ -284,7 +292,7 @@ EOF
   tail -25 "$work/peers.log"
 
   # ---- 5. determinism matrix on the winner (not in --rest: --quick ran it)
-  if [ -n "$winner" ] && [ "$rest" = 0 ] && [ "$causal" = 0 ]; then
+  if [ -n "$winner" ] && [ "$rest" = 0 ] && [ "$subset" = 0 ]; then
     # B = 33 is left out: drawing its inputs on one host core is most of the matrix's time
     step determinism "$ATTN_TUNE" determinism "$spec" -k prefill_ws --set "$winner" --head-dims 64,128 \
       --batch-sizes 1,2,8 --shape "fp16-d128-n1024-causal,Hq=4,Hkv=4,Nq=256" --device "$cuda" \
@@ -295,7 +303,7 @@ EOF
 
   # ---- 6. flex_attention on the window shapes, as window_linear_torch.py times it (cold, its own inputs) beside
   # the sweep's best: the full run only (the peers step compares flex interleaved, on the same tensors)
-  if [ "$quick" = 0 ] && [ "$causal" = 0 ] && [ "$rest" = 0 ]; then
+  if [ "$quick" = 0 ] && [ "$subset" = 0 ] && [ "$rest" = 0 ]; then
     step flex python3 scripts/compare/window_linear_torch.py "$work/window_torch" \
       --leaderboards "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))
     tail -12 "$work/flex.log"
