@@ -245,23 +245,18 @@ EOF
   # the 8 configurations of 2 / 3 consumers x 2 / 3 stages x ping-pong, non-persistent, in one sweep
   # with twice the sampling (on the N = 16384 anchor too in --rest; D = 128 fits 2 consumers only)
   if [ "$subset" = 0 ]; then
-  cat > "$work/flash_attn_fwd_ws_pingpong0.json" <<EOF
-{
-  "attn_tune_spec": 1,
-  "extends": "$root/configs/flash_attn_fwd_ws.json",
-  "name": "flash_attn_fwd_ws_pingpong0",
-  "kernels": {
-    "prefill_ws": {
-      "params": { "WS_CONSUMERS": [2, 3], "CONS_ROWS": [64], "BLOCK_N": [128], "STAGES": [2, 3], "REG_SPLIT": [1],
-                  "OVERLAP": [0], "PINGPONG": [0, 1], "PERSISTENT": [0], "CLUSTER": [1], "EXP_POLY": [0], "RESCALE_SKIP": [0],
-                  "LATE_PACK": [0] },
-      "presets": { "ThreeNoOverlap": { "WS_CONSUMERS": 3, "CONS_ROWS": 64, "BLOCK_N": 128, "STAGES": 2, "REG_SPLIT": 1, "OVERLAP": 0,
-                                       "PINGPONG": 0, "PERSISTENT": 0, "CLUSTER": 1, "EXP_POLY": 0, "RESCALE_SKIP": 0,
-                                       "LATE_PACK": 0 } },
-      "baseline": "ThreeNoOverlap"
-    }
-  }
-}
+  # every parameter at the FA3 preset's value (so a knob added to the spec is named here too), then the 8 configurations
+  python3 - "$root" "$work/flash_attn_fwd_ws_pingpong0.json" <<'EOF'
+import json, sys
+root, out = sys.argv[1:]
+spec = json.load(open(f"{root}/configs/flash_attn_fwd_ws.json"))["kernels"]["prefill_ws"]
+params = {k: [v] for k, v in spec["presets"]["FA3"].items()}
+params.update({"WS_CONSUMERS": [2, 3], "CONS_ROWS": [64], "BLOCK_N": [128], "STAGES": [2, 3], "REG_SPLIT": [1], "OVERLAP": [0],
+               "PINGPONG": [0, 1], "PERSISTENT": [0], "CLUSTER": [1]})
+baseline = {k: v[0] for k, v in params.items()} | {"WS_CONSUMERS": 3}
+json.dump({"attn_tune_spec": 1, "extends": f"{root}/configs/flash_attn_fwd_ws.json", "name": "flash_attn_fwd_ws_pingpong0",
+           "kernels": {"prefill_ws": {"params": params, "presets": {"ThreeNoOverlap": baseline}, "baseline": "ThreeNoOverlap"}}},
+          open(out, "w"), indent=1)
 EOF
   pp0_shapes="fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,bf16-d64-n4096"
   pp0_shapes+=",fp16-d128-n1024,fp16-d128-n4096,fp16-d128-n4096-causal"
