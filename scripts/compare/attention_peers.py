@@ -270,13 +270,9 @@ class Gpu:
             hk = h // (s["Hq"] // s["Hkv"])
             i = torch.randperm(s["Nq"], generator=gen)[:per].sort().values.cuda()
             sc = t["q"][b, h, i].double() @ t["k"][b, hk].double().T * scale  # [rows, Nkv]
-            pos = (i + s["Nkv"] - s["Nq"])[:, None]
             if s.get("mask"):
                 sc = sc + t["mask"][b, i].double()
-            off = (j > pos) if s.get("causal") else torch.zeros_like(sc, dtype=torch.bool)
-            if s.get("window"):
-                off = off | ((pos - j).abs() > s["window"])
-            sc = sc.masked_fill(off, -math.inf)
+            sc = sc.masked_fill(~attends(i[:, None], j, s), -math.inf)
             m = sc.max(dim=1, keepdim=True).values
             sink = t["sinks"][h].double() if s.get("sinks") else None
             if sink is not None:

@@ -3,7 +3,7 @@
 
   python3 tests/compare/test_attention_peers_flex.py
 
-1. Its mask (`attends`, flex_attention's mask_mod) keeps exactly the (query, key) pairs attn-tune's operation keeps:
+1. Its mask (`attends`: flex_attention's mask_mod and the script's float64 reference both use it) keeps exactly the (query, key) pairs attn-tune's operation keeps:
    bottom-right aligned rows, causal up to the row's position, a window of W on both sides.
 2. It is a peer the script's --peers accepts, with its own attn-tune/flex column, and it runs on window shapes only.
 """
