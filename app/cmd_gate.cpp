@@ -60,8 +60,10 @@ void add_gate_command(CLI::App& app, Context& ctx) {
       "  MISSING    the candidate has no result for it\n"
       "With a device, an UNCERTAIN or SLOWER configuration is measured again, up to --remeasure times, until\n"
       "its verdict is another: the last measurement decides. With --baseline-spec (the baseline's code, checked\n"
-      "against the sha256 the baseline records), each measurement again is a pair, the baseline's code then the\n"
-      "candidate's, judged together. SLOWER, BROKEN, NONDETERMINISTIC and MISSING fail\n"
+      "against the sha256 the baseline records), each measurement again is a pair of both codes, taking turns at\n"
+      "going first, and all pairs are judged together: the median of their ratios against the median of their\n"
+      "bands, and SLOWER only when every pair is slower by more than the threshold (else UNCERTAIN).\n"
+      "SLOWER, BROKEN, NONDETERMINISTIC and MISSING fail\n"
       "the gate (UNCERTAIN too with --fail-on-uncertain). Exit 1 on any failure, 0 otherwise, 2 bad usage.\n\n"
       "  attn-tune gate --baseline results/main.json --candidate results/pr.json --junit gate.xml\n"
       "  attn-tune gate --baseline results/x.nvidia-h200.json --device cuda:0 --markdown gate.md");
@@ -76,8 +78,8 @@ void add_gate_command(CLI::App& app, Context& ctx) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--baseline-spec", opt.baseline_spec,
                   "With --device: the baseline's own spec (e.g. in a checkout of the baseline's commit), whose spec and "
-                  "source sha256 must be the ones the baseline records; every measurement again is then a pair, "
-                  "baseline then candidate, judged together")
+                  "source sha256 must be the ones the baseline records; every measurement again is then a pair of "
+                  "both codes, taking turns at going first, and the pairs are judged together")
       ->check(CLI::ExistingFile);
   cmd->add_option("--threshold", opt.threshold_percent, "Smallest slowdown that fails, in percent")
       ->capture_default_str()

@@ -178,6 +178,54 @@ TEST(Gate, PairsWithTheBaselinesCodeCancelADriftingMachine) {
   EXPECT_DOUBLE_EQ(paired.comparisons[0].baseline.timing->median_ms, 2.0) << "judged against the fresh baseline";
 }
 
+TEST(Gate, PairsAlternateWhichCodeGoesFirst) {
+  const Leaderboard base = board({1.0});
+  std::string order;
+  GateInput in;
+  in.baseline = &base;
+  in.measure = [&](const Job&) {
+    order += 'C';
+    return timed(1.3);
+  };
+  in.measure_baseline = [&](const Job&) {
+    order += 'B';
+    return timed(1.0);
+  };
+  const GateReport r = run_gate(in);
+  EXPECT_EQ(order, "C" "BC" "CB" "BC") << "the first measurement, then pairs in turns";
+  EXPECT_EQ(r.comparisons[0].judgement.verdict, Verdict::slower) << "a real slowdown shows in every pair";
+  EXPECT_NE(r.comparisons[0].judgement.why.find("median of 3 pairs: +30.0%, +30.0%, +30.0%"), std::string::npos)
+      << r.comparisons[0].judgement.why;
+}
+
+TEST(Gate, PairsAreJudgedTogetherAndOneThatDisagreesLeavesItUncertain) {
+  // A machine whose speed moves between measurements: one pair at +30% is a coin toss.
+  const Leaderboard base = board({1.0});
+  std::vector<double> candidate_ms = {1.3, 1.3, 1.0, 1.3};  // measured alone, then in 3 pairs
+  std::size_t next = 0;
+  GateInput in;
+  in.baseline = &base;
+  in.measure = [&](const Job&) { return timed(candidate_ms.at(next++)); };
+  in.measure_baseline = [](const Job&) { return timed(1.0); };
+  const GateReport r = run_gate(in);
+  const Judgement& j = r.comparisons[0].judgement;
+  EXPECT_EQ(j.verdict, Verdict::uncertain) << j.why;
+  EXPECT_EQ(r.comparisons[0].measured, 4);
+  EXPECT_NEAR(j.change, 0.3, 1e-9) << "the median of the three pairs";
+  EXPECT_NE(j.why.find("but pair 2 of 3 is +0.0%: the pairs disagree"), std::string::npos) << j.why;
+  EXPECT_TRUE(r.passed());
+
+  // Judged on its last pair alone (as before pairs were pooled), the same run would be SAME;
+  // on its first, SLOWER: neither pair alone decides.
+  MeasuredPair first{timed(1.0), timed(1.3)}, second{timed(1.0), timed(1.0)};
+  EXPECT_EQ(judge_pairs({first}, {}).verdict, Verdict::slower);
+  EXPECT_EQ(judge_pairs({first, second}, {}).verdict, Verdict::uncertain);
+  EXPECT_EQ(judge_pairs({second, second, first}, {}).verdict, Verdict::same) << "median +0%";
+  MeasuredPair broken = first;
+  broken.candidate.status = Status::incorrect;
+  EXPECT_EQ(judge_pairs({first, broken}, {}).verdict, Verdict::broken) << "a wrong answer in any pair decides";
+}
+
 TEST(Gate, JunitHasATestcasePerComparisonAndAFailurePerFailure) {
   const Leaderboard base = board({1.0, 1.1, 1.2});
   Leaderboard cand = board({1.0, 1.5, 1.2});

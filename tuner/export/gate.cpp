@@ -38,18 +38,29 @@ GateComparison compare(const GateInput& in, const LeaderboardGroup& group, const
   }
   c.judgement = judge(c.baseline, c.candidate ? &*c.candidate : nullptr, in.rules);
 
+  // With the baseline's code, pairs alternate which code goes first (baseline then candidate,
+  // then candidate then baseline, ...), so that a machine speeding up or slowing down over the
+  // pairs, or favouring whichever runs first, weighs on both alike; all pairs are judged together.
+  std::vector<MeasuredPair> pairs;
   for (int again = 1; in.measure && worth_another_look(c.judgement.verdict) && again <= in.rules.remeasure_limit; ++again) {
     log(in, fmt::format("measuring {} again ({} of {}{}): {}", what, again, in.rules.remeasure_limit,
-                        in.measure_baseline ? ", with the baseline's code" : "", c.judgement.why));
-    if (in.measure_baseline) {
-      ConfigResult now = in.measure_baseline(baseline.job);
-      ++c.baseline_measured;
-      // The baseline's code failing now is not the candidate's doing: keep the recorded figures then.
-      if (now.status == Status::ok && now.timing) c.baseline = std::move(now);
+                        in.measure_baseline ? ", in a pair with the baseline's code" : "", c.judgement.why));
+    if (!in.measure_baseline) {
+      c.candidate = in.measure(baseline.job);
+      ++c.measured;
+      c.judgement = judge(c.baseline, &*c.candidate, in.rules);
+      continue;
     }
-    c.candidate = in.measure(baseline.job);
+    const bool candidate_first = again % 2 == 0;
+    if (candidate_first) c.candidate = in.measure(baseline.job);
+    ConfigResult now = in.measure_baseline(baseline.job);
+    ++c.baseline_measured;
+    // The baseline's code failing now is not the candidate's doing: keep the recorded figures then.
+    if (now.status == Status::ok && now.timing) c.baseline = std::move(now);
+    if (!candidate_first) c.candidate = in.measure(baseline.job);
     ++c.measured;
-    c.judgement = judge(c.baseline, &*c.candidate, in.rules);
+    pairs.push_back({c.baseline, *c.candidate});
+    c.judgement = judge_pairs(pairs, in.rules);
   }
   return c;
 }

@@ -21,8 +21,9 @@ struct GateInput {
   const Leaderboard* candidate = nullptr;  // null: every candidate result is measured now
   MeasureFn measure;                       // empty: no device, so nothing is measured again
   // Measures the baseline's own code now (--baseline-spec): with it, every
-  // measurement again is a pair, baseline then candidate, judged together, so
-  // that the machine's state then and now does not count. May be empty.
+  // measurement again is a pair of both codes, taking turns at going first, and
+  // all pairs are judged together (judge_pairs), so that the machine's state
+  // then and now does not count. May be empty.
   MeasureFn measure_baseline;
   GateRules rules;
   int top = 3;                                  // best configurations per (kernel, shape); 0 = all that ranked
@@ -60,7 +61,8 @@ struct GateReport {
 // function, a comparison judged UNCERTAIN or SLOWER is measured again, up to
 // rules.remeasure_limit times, until it is judged otherwise: the last
 // measurement decides (noise and a busy machine pass; a real slowdown stays).
-// With MEASURE_BASELINE too, each measurement again is a fresh pair.
+// With MEASURE_BASELINE too, each measurement again is a fresh pair, and the
+// pairs so far decide together.
 GateReport run_gate(const GateInput& input);
 
 }  // namespace attn

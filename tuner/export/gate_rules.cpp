@@ -3,8 +3,11 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "tuner/core/error.hpp"
 #include "tuner/export/check_results.hpp"
+#include "tuner/run/stats.hpp"
 
 namespace attn {
 namespace {
@@ -24,6 +27,29 @@ std::string clock_note(const ConfigResult& baseline, const ConfigResult& candida
   }
   if (candidate.clocks && candidate.clocks->throttled) note += "; the candidate was timed throttled";
   return note;
+}
+
+// How large a change RATIO - 1 is: the speedup's mirror image for ratios below 1, so that
+// twice as slow and twice as fast are both 100%.
+double size_of(double ratio) { return ratio >= 1 ? ratio - 1 : 1 / ratio - 1; }
+
+// The timing verdict of a change RATIO held against BAND; NUMBERS opens the line that says why.
+void judge_change(Judgement& j, double ratio, double band, const std::string& numbers, const GateRules& rules) {
+  j.change = ratio - 1;
+  j.band = band;
+  const std::string line =
+      fmt::format("{}, noise {:.1f}%, threshold {:.1f}%", numbers, 100 * band, 100 * rules.threshold);
+  const double size = size_of(ratio);
+  if (size <= rules.threshold) {
+    j.verdict = Verdict::same;
+    j.why = line + ": within the threshold";
+  } else if (size <= band) {
+    j.verdict = Verdict::uncertain;
+    j.why = line + ": beyond the threshold but within the noise";
+  } else {
+    j.verdict = ratio > 1 ? Verdict::slower : Verdict::faster;
+    j.why = line + ": beyond both";
+  }
 }
 
 }  // namespace
@@ -78,21 +104,38 @@ Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, con
   const SampleStats& b = *baseline.timing;
   const SampleStats& c = *candidate->timing;
   const double ratio = c.median_ms / b.median_ms;
-  j.change = ratio - 1;
-  j.band = noise_band(b, c);
-  const double size = ratio >= 1 ? ratio - 1 : 1 / ratio - 1;  // the slowdown, or the speedup
-  const std::string numbers = fmt::format("{} ({:.4g} -> {:.4g} ms), noise {:.1f}%, threshold {:.1f}%", percent(j.change),
-                                          b.median_ms, c.median_ms, 100 * j.band, 100 * rules.threshold);
-  const std::string clocks = clock_note(baseline, *candidate);
-  if (size <= rules.threshold) {
-    j.verdict = Verdict::same;
-    j.why = numbers + ": within the threshold" + clocks;
-  } else if (size <= j.band) {
-    j.verdict = Verdict::uncertain;
-    j.why = numbers + ": beyond the threshold but within the noise" + clocks;
-  } else {
-    j.verdict = j.change > 0 ? Verdict::slower : Verdict::faster;
-    j.why = numbers + ": beyond both" + clocks;
+  const std::string numbers = fmt::format("{} ({:.4g} -> {:.4g} ms)", percent(ratio - 1), b.median_ms, c.median_ms);
+  judge_change(j, ratio, noise_band(b, c), numbers, rules);
+  j.why += clock_note(baseline, *candidate);
+  return j;
+}
+
+Judgement judge_pairs(const std::vector<MeasuredPair>& pairs, const GateRules& rules) {
+  if (pairs.empty()) throw Error("judge_pairs needs at least one pair");
+  std::vector<double> ratios, bands;
+  for (const auto& p : pairs) {
+    Judgement one = judge(p.baseline, &p.candidate, rules);
+    if (one.verdict == Verdict::broken || one.verdict == Verdict::nondeterministic || pairs.size() == 1) return one;
+    ratios.push_back(one.change + 1);
+    bands.push_back(one.band);
+  }
+
+  Judgement j;
+  std::vector<std::string> each;
+  for (double r : ratios) each.push_back(percent(r - 1));
+  const double ratio = median(ratios);
+  judge_change(j, ratio, median(bands),
+               fmt::format("{} (median of {} pairs: {})", percent(ratio - 1), pairs.size(), fmt::join(each, ", ")),
+               rules);
+  if (j.verdict == Verdict::slower || j.verdict == Verdict::faster) {
+    const bool slower = j.verdict == Verdict::slower;
+    for (std::size_t i = 0; i < ratios.size(); ++i) {
+      const bool agrees = (slower ? ratios[i] > 1 : ratios[i] < 1) && size_of(ratios[i]) > rules.threshold;
+      if (agrees) continue;
+      j.verdict = Verdict::uncertain;
+      j.why += fmt::format(", but pair {} of {} is {}: the pairs disagree", i + 1, ratios.size(), percent(ratios[i] - 1));
+      break;
+    }
   }
   return j;
 }

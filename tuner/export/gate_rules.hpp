@@ -17,9 +17,18 @@
 // baseline was (incorrect, crashed, ...) is BROKEN; one whose deterministic,
 // batch_invariant or cache_growth check went from true to false is
 // NONDETERMINISTIC; one with no result is MISSING. These, and SLOWER, fail the gate.
+//
+// Pairs measured side by side (--baseline-spec), judged together:
+//   change    = median over the pairs of (candidate median / baseline median) - 1
+//   band      = the median of the pairs' bands
+//   SLOWER     as above, and every pair's slowdown > threshold: on a machine
+//              whose speed moves between measurements, one pair is a coin toss,
+//              and a real slowdown shows in all of them (FASTER likewise);
+//              otherwise UNCERTAIN.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tuner/run/result.hpp"
 
@@ -47,5 +56,14 @@ struct Judgement {
 
 // BASELINE must be ok (the gate compares configurations that ranked); CANDIDATE may be null.
 Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, const GateRules& rules);
+
+// One measurement of the baseline's code and one of the candidate's, made side by side.
+struct MeasuredPair {
+  ConfigResult baseline, candidate;
+};
+
+// PAIRS (at least one) judged together, as above. A pair whose candidate is
+// not ok or lost determinism decides alone: the last such pair's verdict.
+Judgement judge_pairs(const std::vector<MeasuredPair>& pairs, const GateRules& rules);
 
 }  // namespace attn
