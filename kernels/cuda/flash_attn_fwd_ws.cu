@@ -75,7 +75,7 @@
 #define CONS_ROWS 64 /* query rows per consumer warpgroup: 64 or 128 (two m64 row tiles) */
 #endif
 #ifndef BLOCK_N
-#define BLOCK_N 128 /* keys per K / V tile: 64, 80 (D = 256 in 227 KB with 2 stages), 128 or 192 */
+#define BLOCK_N 128 /* keys per K / V tile: 64, 80 (D = 256 in 227 KB with 2 stages), 128, 176 or 192 */
 #endif
 #ifndef STAGES
 #define STAGES 2 /* K / V tiles in the shared-memory ring */
@@ -144,8 +144,8 @@
 #if CONS_ROWS != 64 && CONS_ROWS != 128
 #error "flash_attn_fwd_ws: CONS_ROWS must be 64 or 128"
 #endif
-#if BLOCK_N != 64 && BLOCK_N != 80 && BLOCK_N != 128 && BLOCK_N != 192
-#error "flash_attn_fwd_ws: BLOCK_N must be 64, 80, 128 or 192"
+#if BLOCK_N != 64 && BLOCK_N != 80 && BLOCK_N != 128 && BLOCK_N != 176 && BLOCK_N != 192
+#error "flash_attn_fwd_ws: BLOCK_N must be 64, 80, 128, 176 or 192"
 #endif
 #if STAGES < 2 || STAGES > 4
 #error "flash_attn_fwd_ws: STAGES must be 2..4"
