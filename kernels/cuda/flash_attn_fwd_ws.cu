@@ -42,6 +42,14 @@
  * slots free up, so the ring never drains between items and the consumers'
  * epilogue overlaps the next item's loads.
  *
+ * ITEM_PIPELINE = 1 (PERSISTENT, OVERLAP 1, one block per cluster, no
+ * ping-pong): the OVERLAP pipeline runs on across items.  Q has two buffers,
+ * so the next item's Q lands while this one computes; at an item's end the
+ * consumer issues its last P V and the next item's first S together, stores
+ * O while that S computes, then runs the next item's first softmax.  An item
+ * no longer pays its first S and last P V alone (short items: N = 1k has 8
+ * tiles of 128 keys; NOTES.md section 4).
+ *
  * CLUSTER = 2: the two blocks of a cluster take two adjacent row blocks of
  * one head (one work item) and share each K / V tile: each producer loads
  * half of its rows with a copy multicast to both blocks' rings, each block's
@@ -131,6 +139,9 @@
 #ifndef LATE_PACK
 #define LATE_PACK 0
 #endif
+#ifndef ITEM_PIPELINE
+#define ITEM_PIPELINE 0 /* 1: the OVERLAP pipeline carried across a persistent block's items (above) */
+#endif
 
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
@@ -180,6 +191,9 @@
  * first 8 bytes once.  With CLUSTER 2 both blocks must take the same pair: a
  * static round robin (item b, b + gridDim.x / 2, ...). */
 #define WS_DYNAMIC_ITEMS (PERSISTENT == 1 && CLUSTER == 1)
+#if ITEM_PIPELINE != 0 && (ITEM_PIPELINE != 1 || !WS_DYNAMIC_ITEMS || OVERLAP != 1 || PINGPONG != 0)
+#error "flash_attn_fwd_ws: ITEM_PIPELINE must be 0, or 1 with PERSISTENT 1, CLUSTER 1, OVERLAP 1 and PINGPONG 0"
+#endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
 #endif
@@ -205,9 +219,9 @@
 #endif
 #endif
 
-/* Q tile + STAGES x (K, V) tiles + 1024 bytes to align the first panel */
+/* Q tile (ITEM_PIPELINE: two) + STAGES x (K, V) tiles + 1024 bytes to align the first panel */
 #define WS_BLOCK_M (WS_CONSUMERS * CONS_ROWS)
-#define WS_SMEM_BYTES (1024 + 2 * (WS_BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
+#define WS_SMEM_BYTES (1024 + 2 * ((1 + ITEM_PIPELINE) * WS_BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
 #if WS_SMEM_BYTES > 232448
 #error "flash_attn_fwd_ws: shared memory over the 227 KB per-block limit"
 #endif
@@ -246,6 +260,7 @@ constexpr int kON = HEAD_DIM / 64;            /* n64 pieces of O (= 64-column pa
 constexpr int kPKS = BLOCK_N / 16;            /* k-steps of P V */
 constexpr int kPanel64 = 64 * 128;            /* one 64-row panel: 8 KB */
 constexpr int kQBytes = 2 * kBlockM * HEAD_DIM;
+constexpr int kQBufs = 1 + ITEM_PIPELINE; /* item n's Q is in buffer n % kQBufs */
 constexpr int kTileBytes = 2 * BLOCK_N * HEAD_DIM; /* one K or one V tile */
 constexpr int kCluster = CLUSTER;
 constexpr int kSliceRows = BLOCK_N / kCluster; /* rows of a K / V tile one block's producer loads */
@@ -269,8 +284,9 @@ __device__ __forceinline__ float softmax_exp2(float x, int e) {
 
 /* mbarriers, in static shared memory */
 struct Barriers {
-    unsigned long long q_full, q_empty; /* q_empty: one arrival per consumer warp after its last S of an item */
-    int item; /* WS_DYNAMIC_ITEMS: the index of the item whose Q q_full announces (n_items: no more) */
+    /* per Q buffer; q_empty: one arrival per consumer warp after its last S of an item */
+    unsigned long long q_full[kQBufs], q_empty[kQBufs];
+    int item[kQBufs]; /* WS_DYNAMIC_ITEMS: the index of the item whose Q q_full announces (n_items: no more) */
     unsigned long long k_full[STAGES], v_full[STAGES];   /* producer's arrival + transaction bytes */
     unsigned long long k_empty[STAGES], v_empty[STAGES]; /* one arrival per consumer warp of the cluster */
 };
@@ -335,7 +351,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     __shared__ Barriers bars;
     /* panels start on 1024-byte boundaries (the swizzle atom) */
     const unsigned sQa = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    const unsigned sKa = sQa + kQBytes;
+    const unsigned sKa = sQa + kQBufs * kQBytes;
     const unsigned sVa = sKa + STAGES * kTileBytes;
 
     const int tid = threadIdx.x;
@@ -361,8 +377,11 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
 
     if (tid == 0) {
-        mbar_init(&bars.q_full, 1);
-        mbar_init(&bars.q_empty, 4 * kConsumers);
+#pragma unroll
+        for (int b = 0; b < kQBufs; ++b) {
+            mbar_init(&bars.q_full[b], 1);
+            mbar_init(&bars.q_empty[b], 4 * kConsumers);
+        }
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&bars.k_full[s], 1);
@@ -404,18 +423,19 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             for (int w = item_index(0); w < n_items; ++n_done, w = item_index(n_done)) {
                 const WorkItem t = work_item(p, w, rank);
                 const int q_head = t.b * p.Hq + t.h, kv_head = t.b * p.Hkv + t.h / p.q_per_kv;
-                /* Q's buffer is free once every consumer's last S of the previous item retired */
-                if (n_done > 0) mbar_wait(&bars.q_empty, (n_done - 1) & 1);
+                /* Q's buffer is free once every consumer's last S of its previous item retired */
+                const int qb = n_done % kQBufs;
+                if (n_done >= kQBufs) mbar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
 #if WS_DYNAMIC_ITEMS
-                bars.item = w; /* published by the arrival on q_full (release), read after its wait */
+                bars.item[qb] = w; /* published by the arrival on q_full (release), read after its wait */
 #endif
-                mbar_arrive_expect_tx(&bars.q_full, kQBytes);
+                mbar_arrive_expect_tx(&bars.q_full[qb], kQBytes);
 #pragma unroll
                 for (int rt = 0; rt < kBlockM / 64; ++rt)
 #pragma unroll
                     for (int c = 0; c < kON; ++c)
-                        tma_load_3d(sQa + (rt * kON + c) * kPanel64, &q_map, 64 * c, t.m0 + 64 * rt, q_head,
-                                    &bars.q_full);
+                        tma_load_3d(sQa + qb * kQBytes + (rt * kON + c) * kPanel64, &q_map, 64 * c, t.m0 + 64 * rt,
+                                    q_head, &bars.q_full[qb]);
 #pragma unroll 1
                 for (int it = 0; it < t.ring_tiles; ++it, ++g) {
                     const int stage = g % STAGES;
@@ -452,10 +472,11 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 }
             }
 #if WS_DYNAMIC_ITEMS
-            /* no more items: the consumers read n_items once they are done with the last one's Q */
-            if (n_done > 0) mbar_wait(&bars.q_empty, (n_done - 1) & 1);
-            bars.item = n_items;
-            mbar_arrive(&bars.q_full);
+            /* no more items: the consumers read n_items once they are done with the buffer's last Q */
+            const int qb = n_done % kQBufs;
+            if (n_done >= kQBufs) mbar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
+            bars.item[qb] = n_items;
+            mbar_arrive(&bars.q_full[qb]);
             /* every block has taken its last index once all have come here: the last resets */
             if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {
                 atomicExch(items_taken, 0u);
@@ -488,11 +509,11 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
      * XOR-ed with it so ptxas sees an in-loop definition (NOTES.md section 3) */
     [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
 
-    /* S = Q K^T of the tile in `stage` for every row tile: issued and committed */
+    /* S = Q K^T of the tile in `stage` for every row tile, Q from the buffer at q_st: issued and committed */
     /* (one m64n{BLOCK_N}k16 per k-step and row tile: BLOCK_N / 64 n64 pieces would each read Q from
      * shared memory again, and with both operands there they ask for all the bandwidth it has, which
      * the K / V copies and P V's reads of V share: NOTES.md section 4, "S in one instruction") */
-    auto issue_s = [&](int stage, float (&s)[kRT][kSAcc]) {
+    auto issue_s = [&](int stage, float (&s)[kRT][kSAcc], unsigned q_st) {
         const unsigned k_st = sKa + stage * kTileBytes;
         wgmma::fence();
 #pragma unroll
@@ -502,7 +523,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             for (int r = 0; r < kRT; ++r) {
                 const int rt = cons * kRT + r; /* Q row tile of the block */
                 const unsigned long long ad =
-                    wgmma::desc_sw128(sQa + (rt * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
+                    wgmma::desc_sw128(q_st + (rt * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
                 wgmma::mma_ss_n<BLOCK_N>(s[r], ad, wgmma::desc_sw128(k_st + k_off), ks > 0);
             }
         }
@@ -546,16 +567,27 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #if WS_DYNAMIC_ITEMS
     /* the producer announces item n with its Q: wait for it, then read which item it is */
     auto item_index = [&](int n) {
-        mbar_wait(&bars.q_full, n & 1);
-        return *static_cast<volatile int*>(&bars.item);
+        mbar_wait(&bars.q_full[n % kQBufs], (n / kQBufs) & 1);
+        return *static_cast<volatile int*>(&bars.item[n % kQBufs]);
     };
 #else
     auto item_index = [&](int n) { return w_first + n * w_step; };
 #endif
+    /* the row state (max, sum) of each row's online softmax: ITEM_PIPELINE carries the next item's
+     * (its first softmax runs at the end of the item before it) */
+    float row_m[kRT][2], row_l[kRT][2];
+    auto reset_rows = [&]() {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r) row_m[r][0] = row_m[r][1] = kNegInf, row_l[r][0] = row_l[r][1] = 0.f;
+    };
+#if OVERLAP == 1
+    unsigned pk[kRT][kPRegs]; /* P of the tile whose P V comes next */
+#endif
 #pragma unroll 1
-    for (int w = item_index(0); w < n_items; ++n_done, w = item_index(n_done)) {
+    for (int w = item_index(0); w < n_items;) {
         const WorkItem t = work_item(p, w, rank);
         const int m0 = t.m0, tb = t.tb, ntiles = t.ntiles;
+        const unsigned q_st = sQa + (n_done % kQBufs) * kQBytes; /* this item's Q */
 #if CLUSTER == 2
         skip_tiles(g, t.skip);
         g += t.skip;
@@ -570,22 +602,21 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             for (int j = 0; j < kON; ++j)
 #pragma unroll
                 for (int i = 0; i < 32; ++i) oacc[r][j][i] = 0.f;
-        float row_m[kRT][2], row_l[kRT][2];
-#pragma unroll
-        for (int r = 0; r < kRT; ++r) row_m[r][0] = row_m[r][1] = kNegInf, row_l[r][0] = row_l[r][1] = 0.f;
+        if (!ITEM_PIPELINE || n_done == 0) reset_rows();
 
-        /* masking and online softmax of row tile r of S (keys n0 ..): P packed into A
-         * fragments, the row state updated; O must then be scaled by alpha */
+        /* masking and online softmax of row tile r of S (keys n0 ..) of the item whose rows start at
+         * im0 (mask_i, slope2_i: its mask rows and ALiBi slope): P packed into A fragments, the row
+         * state updated; O must then be scaled by alpha */
         auto softmax = [&](int r, float (&s)[kSAcc], int n0, [[maybe_unused]] unsigned (&pk)[kPRegs],
-                           float (&alpha)[2]) {
+                           float (&alpha)[2], int im0, const __half* __restrict__ mask_i, float slope2_i) {
             const int wrow = crow + 64 * r;
-            const int w_pos_lo = p.kv_offset + m0 + wrow;
-            const int w_pos_hi = p.kv_offset + min(m0 + wrow + 16, Nq) - 1;
+            const int w_pos_lo = p.kv_offset + im0 + wrow;
+            const int w_pos_hi = p.kv_offset + min(im0 + wrow + 16, Nq) - 1;
             float mul = sl2; /* s * mul is the log2-domain logit */
             if (score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
                 /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
                 mul = 1.f;
-                score_mods::mask_tile<BLOCK_N>(s, p, mask_b, always_generic, slope2, sl2, m0 + wrow + lr, n0, lc);
+                score_mods::mask_tile<BLOCK_N>(s, p, mask_i, always_generic, slope2_i, sl2, im0 + wrow + lr, n0, lc);
             }
 #pragma unroll
             for (int hh = 0; hh < 2; ++hh) {
@@ -683,8 +714,18 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::commit();
         };
 
+        /* ---- epilogue of item ti: full row sums, sinks, normalize, store ---- */
+        auto store_o = [&](const WorkItem& ti) {
+            const float sink2 = p.has_sinks ? sinks[ti.h] * kLog2e : kNegInf;
+            elem_t* __restrict__ og = o + ((long long)(ti.b * p.Hq + ti.h) * Nq) * HEAD_DIM;
+#pragma unroll
+            for (int r = 0; r < kRT; ++r)
+                store_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], row_m[r], row_l[r], sink2, p.has_sinks, og,
+                                                         ti.m0 + crow + 64 * r + lr, Nq, lc);
+        };
+
 #if !WS_DYNAMIC_ITEMS
-        mbar_wait(&bars.q_full, n_done & 1);
+        mbar_wait(&bars.q_full[0], n_done & 1);
 #endif
 
 #if PINGPONG
@@ -708,7 +749,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         /* each tile: S, wait, softmax, P V, wait (PINGPONG: each product issued in turn,
          * S and P V separately, so the consumers stagger: one's softmax runs while the
          * others' products keep the tensor cores busy) */
-        if (ntiles == 0) release(&bars.q_empty);
+        if (ntiles == 0) release(&bars.q_empty[0]);
 #pragma unroll 1
         for (int it = 0; it < ntiles; ++it) {
             const int stage = (g + it) % STAGES;
@@ -716,16 +757,16 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             mbar_wait(&bars.k_full[stage], parity);
             float s[kRT][kSAcc];
             WS_TURN_BEGIN();
-            issue_s(stage, s);
+            issue_s(stage, s, q_st);
             WS_TURN_END(false);
             wgmma::wait<0>();
             s_done(s);
             release_slot(&bars.k_empty[stage]);
-            if (it + 1 == ntiles) release(&bars.q_empty); /* the item's last read of Q */
+            if (it + 1 == ntiles) release(&bars.q_empty[0]); /* the item's last read of Q */
             unsigned pk[kRT][kPRegs];
             float alpha[kRT][2];
 #pragma unroll
-            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r]);
+            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2);
             rescale_o(alpha);
             mbar_wait(&bars.v_full[stage], parity);
             WS_TURN_BEGIN();
@@ -739,21 +780,27 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         /* S of tile it + 1 and P V of tile it in flight together; the softmax of
          * tile it + 1 runs while P V still computes.  No wgmma under a run-time
          * branch inside the loop: ptxas serializes every wgmma of the kernel
-         * (C7514) when it cannot prove where accumulators are read. */
-        unsigned pk[kRT][kPRegs];
+         * (C7514) when it cannot prove where accumulators are read.
+         * ITEM_PIPELINE: after the first item, the end of the item before issued this
+         * item's first S and ran its softmax. */
+#if ITEM_PIPELINE
+        if (n_done == 0 && ntiles > 0) {
+#else
         if (ntiles > 0) {
+#endif
             const int st = g % STAGES;
             mbar_wait(&bars.k_full[st], (g / STAGES) & 1);
             float s[kRT][kSAcc];
             WS_TURN_BEGIN();
-            issue_s(st, s);
+            issue_s(st, s, q_st);
             WS_TURN_END(false);
             wgmma::wait<0>();
             s_done(s);
             release_slot(&bars.k_empty[st]);
             float alpha[kRT][2];
 #pragma unroll
-            for (int r = 0; r < kRT; ++r) softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r]); /* O is 0: alpha unused */
+            for (int r = 0; r < kRT; ++r)
+                softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2); /* O is 0: alpha unused */
 #if LATE_PACK
             pack_p(s, pk);
 #endif
@@ -766,7 +813,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
             float s[kRT][kSAcc];
             WS_TURN_BEGIN();
-            issue_s(st_s, s);
+            issue_s(st_s, s, q_st);
             issue_pv(st_v, pk);
             WS_TURN_END(false);
             wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
@@ -775,7 +822,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             unsigned pk_next[kRT][kPRegs];
             float alpha[kRT][2];
 #pragma unroll
-            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r]);
+            for (int r = 0; r < kRT; ++r)
+                softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r], m0, mask_b, slope2);
             wgmma::wait<0>(); /* P V of tile it done: O and pk free */
             hold_o();
             release_slot(&bars.v_empty[st_v]);
@@ -789,8 +837,68 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 for (int i = 0; i < kPRegs; ++i) pk[r][i] = pk_next[r][i] ^ opaque0; /* a real in-loop definition */
 #endif
         }
-        /* every S of the item retired: the producer may load the next item's Q */
-        release(&bars.q_empty);
+        /* every S of the item retired: the producer may load the item after next's Q */
+        release(&bars.q_empty[n_done % kQBufs]);
+#if ITEM_PIPELINE
+        /* The next item (its Q announced in the other buffer): its first S goes out with this
+         * item's last P V, and O is stored while that S computes.  Each path below is straight
+         * wgmma code: with the products under separate run-time branches ptxas cannot tell which
+         * group a wait retires, waits for all (C7517) and serializes every wgmma (C7512). */
+        const int w_next = item_index(n_done + 1);
+        const WorkItem tn = work_item(p, w_next < n_items ? w_next : w, rank);
+        const bool next_s = w_next < n_items && tn.ntiles > 0;
+        const int gn = g + ntiles, gv = gn - 1; /* ring tiles of the next item's first K, of the last V */
+        /* the next item's first softmax, on S in s_next (O is 0 then: alpha unused) */
+        auto first_softmax = [&](float (&s_next)[kRT][kSAcc]) {
+            const float slope2_n = score_mods::alibi_slope_log2(p, tn.h);
+            const __half* __restrict__ mask_n = mask + (long long)tn.b * Nq * Nkv;
+            float alpha[kRT][2];
+#pragma unroll
+            for (int r = 0; r < kRT; ++r)
+                softmax(r, s_next[r], tn.tb * BLOCK_N, pk[r], alpha[r], tn.m0, mask_n, slope2_n);
+#if LATE_PACK
+            pack_p(s_next, pk);
+#endif
+        };
+        if (ntiles > 0 && next_s) {
+            mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
+            issue_pv(gv % STAGES, pk);
+            mbar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
+            float s_next[kRT][kSAcc];
+            issue_s(gn % STAGES, s_next, sQa + ((n_done + 1) % kQBufs) * kQBytes);
+            wgmma::wait<1>(); /* the P V (committed first) done */
+            hold_o();
+            release_slot(&bars.v_empty[gv % STAGES]);
+            store_o(t);
+            reset_rows();
+            wgmma::wait<0>();
+            s_done(s_next);
+            release_slot(&bars.k_empty[gn % STAGES]);
+            first_softmax(s_next);
+        } else { /* an item without keys on either side: one product at a time */
+            if (ntiles > 0) {
+                mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
+                issue_pv(gv % STAGES, pk);
+                wgmma::wait<0>();
+                hold_o();
+                release_slot(&bars.v_empty[gv % STAGES]);
+            }
+            store_o(t);
+            reset_rows();
+            if (next_s) {
+                mbar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
+                float s_next[kRT][kSAcc];
+                issue_s(gn % STAGES, s_next, sQa + ((n_done + 1) % kQBufs) * kQBytes);
+                wgmma::wait<0>();
+                s_done(s_next);
+                release_slot(&bars.k_empty[gn % STAGES]);
+                first_softmax(s_next);
+            }
+        }
+        g = gn;
+        ++n_done;
+        w = w_next;
+#else
         if (ntiles > 0) { /* P V of the last tile */
             const int gv = g + ntiles - 1, st_v = gv % STAGES;
             mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
@@ -802,21 +910,19 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             release_slot(&bars.v_empty[st_v]);
         }
 #endif
+#endif
 #undef WS_TURN_BEGIN
 #undef WS_TURN_END
+#if !ITEM_PIPELINE
         g += ntiles;
 #if CLUSTER == 2
         skip_tiles(g, t.ring_tiles - t.skip - ntiles);
         g += t.ring_tiles - t.skip - ntiles;
 #endif
-
-        /* ---- epilogue: full row sums, sinks, normalize, store ---- */
-        const float sink2 = p.has_sinks ? sinks[t.h] * kLog2e : kNegInf;
-        elem_t* __restrict__ og = o + ((long long)(t.b * p.Hq + t.h) * Nq) * HEAD_DIM;
-#pragma unroll
-        for (int r = 0; r < kRT; ++r)
-            store_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], row_m[r], row_l[r], sink2, p.has_sinks, og,
-                                                     m0 + crow + 64 * r + lr, Nq, lc);
+        store_o(t);
+        ++n_done;
+        w = item_index(n_done);
+#endif
     }
 #if CLUSTER == 2
     cluster_sync(); /* no block leaves while its peer may still arrive on its barriers */
