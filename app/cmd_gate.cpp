@@ -63,8 +63,8 @@ void add_gate_command(CLI::App& app, Context& ctx) {
       "against the sha256 the baseline records), each measurement again is a pair of both codes, taking turns at\n"
       "going first, and all pairs are judged together: the median of their ratios against the median of their\n"
       "bands, and SLOWER only when every pair is slower by more than the threshold (else UNCERTAIN).\n"
-      "SLOWER, BROKEN, NONDETERMINISTIC and MISSING fail\n"
-      "the gate (UNCERTAIN too with --fail-on-uncertain). Exit 1 on any failure, 0 otherwise, 2 bad usage.\n\n"
+      "SLOWER, BROKEN, NONDETERMINISTIC and MISSING fail the gate (UNCERTAIN too with --fail-on-uncertain).\n"
+      "Exit 1 on any failure, 0 otherwise, 2 bad usage.\n\n"
       "  attn-tune gate --baseline results/main.json --candidate results/pr.json --junit gate.xml\n"
       "  attn-tune gate --baseline results/x.nvidia-h200.json --device cuda:0 --markdown gate.md");
   static GateOptions opt;

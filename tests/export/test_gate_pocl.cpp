@@ -168,7 +168,7 @@ TEST(GateCli, HelpStatesTheRule) {
   const auto r = run_cli({"gate", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   for (const char* part : {"SLOWER     slowdown > threshold and slowdown > band", "UNCERTAIN", "--remeasure", "--junit",
-                           "--markdown", "Exit 1 on any failure"})
+                           "--markdown", "Exit 1 on any failure", "SLOWER only when every pair is slower"})
     EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
 }
 
