@@ -62,7 +62,7 @@ void add_gate_command(CLI::App& app, Context& ctx) {
       "its verdict is another: the last measurement decides. With --baseline-spec (the baseline's code, checked\n"
       "against the sha256 the baseline records), each measurement again is a pair of both codes, taking turns at\n"
       "going first, and all pairs are judged together: the median of their ratios against the median of their\n"
-      "bands, and SLOWER only when every pair is slower by more than the threshold (else UNCERTAIN).\n"
+      "bands, and SLOWER only when every pair judged alone is SLOWER too (else UNCERTAIN).\n"
       "SLOWER, BROKEN, NONDETERMINISTIC and MISSING fail the gate (UNCERTAIN too with --fail-on-uncertain).\n"
       "Exit 1 on any failure, 0 otherwise, 2 bad usage.\n\n"
       "  attn-tune gate --baseline results/main.json --candidate results/pr.json --junit gate.xml\n"

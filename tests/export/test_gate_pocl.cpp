@@ -54,13 +54,15 @@ TEST(GatePocl, IdenticalCodeIsNeverSlower) {
   // Ten pairs of sweeps of the same code: noise and a busy machine must not
   // fail the gate. As in CI, the gate may measure again (--device), in pairs
   // with the baseline's code (--baseline-spec), so that a machine busier now
-  // than during the baseline's sweep does not count.
+  // than during the baseline's sweep does not count; on a CPU up to 5 pairs,
+  // as docs/gate.md advises where one measurement's median moves by tens of
+  // percent from one tenth of a second to the next.
   for (int pair = 0; pair < 10; ++pair) {
     SCOPED_TRACE(fmt::format("pair {}", pair));
     test::TempDir dir;
     const auto base = sweep("gate.json", dir / "base.json"), cand = sweep("gate.json", dir / "cand.json");
     const auto r = run_cli({"gate", "--baseline", base, "--candidate", cand, "--device", "opencl:0:0", "--baseline-spec",
-                            spec("gate.json"), "--junit", (dir / "gate.xml").string(), "-q"});
+                            spec("gate.json"), "--remeasure", "5", "--junit", (dir / "gate.xml").string(), "-q"});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     const JunitCounts junit = parse_junit(read_text_file(dir / "gate.xml"));
     EXPECT_EQ(junit.tests, 2);
@@ -168,7 +170,7 @@ TEST(GateCli, HelpStatesTheRule) {
   const auto r = run_cli({"gate", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   for (const char* part : {"SLOWER     slowdown > threshold and slowdown > band", "UNCERTAIN", "--remeasure", "--junit",
-                           "--markdown", "Exit 1 on any failure", "SLOWER only when every pair is slower"})
+                           "--markdown", "Exit 1 on any failure", "SLOWER only when every pair judged alone is SLOWER"})
     EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
 }
 

@@ -212,7 +212,8 @@ TEST(Gate, PairsAreJudgedTogetherAndOneThatDisagreesLeavesItUncertain) {
   EXPECT_EQ(j.verdict, Verdict::uncertain) << j.why;
   EXPECT_EQ(r.comparisons[0].measured, 4);
   EXPECT_NEAR(j.change, 0.3, 1e-9) << "the median of the three pairs";
-  EXPECT_NE(j.why.find("but pair 2 of 3 is +0.0%: the pairs disagree"), std::string::npos) << j.why;
+  EXPECT_NE(j.why.find("but pair 2 of 3 alone is SAME (+0.0%, noise 0.7%): the pairs disagree"), std::string::npos)
+      << j.why;
   EXPECT_TRUE(r.passed());
 
   // Judged on its last pair alone (as before pairs were pooled), the same run would be SAME;
@@ -221,6 +222,10 @@ TEST(Gate, PairsAreJudgedTogetherAndOneThatDisagreesLeavesItUncertain) {
   EXPECT_EQ(judge_pairs({first}, {}).verdict, Verdict::slower);
   EXPECT_EQ(judge_pairs({first, second}, {}).verdict, Verdict::uncertain);
   EXPECT_EQ(judge_pairs({second, second, first}, {}).verdict, Verdict::same) << "median +0%";
+  // every pair +30%, but one of them within its own noise band (40%): that pair alone cannot tell
+  MeasuredPair noisy{timed(1.0, 0.28), timed(1.3, 0.28)};
+  EXPECT_EQ(judge_pairs({first, noisy, first}, {}).verdict, Verdict::uncertain);
+  EXPECT_EQ(judge_pairs({first, first, first}, {}).verdict, Verdict::slower);
   MeasuredPair broken = first;
   broken.candidate.status = Status::incorrect;
   EXPECT_EQ(judge_pairs({first, broken}, {}).verdict, Verdict::broken) << "a wrong answer in any pair decides";

@@ -113,11 +113,13 @@ Judgement judge(const ConfigResult& baseline, const ConfigResult* candidate, con
 Judgement judge_pairs(const std::vector<MeasuredPair>& pairs, const GateRules& rules) {
   if (pairs.empty()) throw Error("judge_pairs needs at least one pair");
   std::vector<double> ratios, bands;
+  std::vector<Verdict> alone;  // each pair's verdict on its own
   for (const auto& p : pairs) {
     Judgement one = judge(p.baseline, &p.candidate, rules);
     if (one.verdict == Verdict::broken || one.verdict == Verdict::nondeterministic || pairs.size() == 1) return one;
     ratios.push_back(one.change + 1);
     bands.push_back(one.band);
+    alone.push_back(one.verdict);
   }
 
   Judgement j;
@@ -128,12 +130,11 @@ Judgement judge_pairs(const std::vector<MeasuredPair>& pairs, const GateRules& r
                fmt::format("{} (median of {} pairs: {})", percent(ratio - 1), pairs.size(), fmt::join(each, ", ")),
                rules);
   if (j.verdict == Verdict::slower || j.verdict == Verdict::faster) {
-    const bool slower = j.verdict == Verdict::slower;
-    for (std::size_t i = 0; i < ratios.size(); ++i) {
-      const bool agrees = (slower ? ratios[i] > 1 : ratios[i] < 1) && size_of(ratios[i]) > rules.threshold;
-      if (agrees) continue;
+    for (std::size_t i = 0; i < alone.size(); ++i) {
+      if (alone[i] == j.verdict) continue;
+      j.why += fmt::format(", but pair {} of {} alone is {} ({}, noise {:.1f}%): the pairs disagree", i + 1,
+                           alone.size(), verdict_name(alone[i]), percent(ratios[i] - 1), 100 * bands[i]);
       j.verdict = Verdict::uncertain;
-      j.why += fmt::format(", but pair {} of {} is {}: the pairs disagree", i + 1, ratios.size(), percent(ratios[i] - 1));
       break;
     }
   }

@@ -21,7 +21,7 @@
 // Pairs measured side by side (--baseline-spec), judged together:
 //   change    = median over the pairs of (candidate median / baseline median) - 1
 //   band      = the median of the pairs' bands
-//   SLOWER     as above, and every pair's slowdown > threshold: on a machine
+//   SLOWER     as above, and every pair judged alone SLOWER too: on a machine
 //              whose speed moves between measurements, one pair is a coin toss,
 //              and a real slowdown shows in all of them (FASTER likewise);
 //              otherwise UNCERTAIN.
