@@ -837,7 +837,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 for (int i = 0; i < kPRegs; ++i) pk[r][i] = pk_next[r][i] ^ opaque0; /* a real in-loop definition */
 #endif
         }
-        /* every S of the item retired: the producer may load the item after next's Q */
+        /* every S of the item retired: the producer may refill its Q buffer */
         release(&bars.q_empty[n_done % kQBufs]);
 #if ITEM_PIPELINE
         /* The next item (its Q announced in the other buffer): its first S goes out with this
@@ -875,7 +875,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             s_done(s_next);
             release_slot(&bars.k_empty[gn % STAGES]);
             first_softmax(s_next);
-        } else { /* an item without keys on either side: one product at a time */
+        } else { /* the last item, or no keys on one side of the boundary: one product at a time */
             if (ntiles > 0) {
                 mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
                 issue_pv(gv % STAGES, pk);
