@@ -192,7 +192,12 @@ TEST(Gate, PairsAlternateWhichCodeGoesFirst) {
     return timed(1.0);
   };
   const GateReport r = run_gate(in);
-  EXPECT_EQ(order, "C" "BC" "CB" "BC") << "the first measurement, then pairs in turns";
+  EXPECT_EQ(order,
+            "C"
+            "BC"
+            "CB"
+            "BC")
+      << "the first measurement, then pairs in turns";
   EXPECT_EQ(r.comparisons[0].judgement.verdict, Verdict::slower) << "a real slowdown shows in every pair";
   EXPECT_NE(r.comparisons[0].judgement.why.find("median of 3 pairs: +30.0%, +30.0%, +30.0%"), std::string::npos)
       << r.comparisons[0].judgement.why;
@@ -212,8 +217,7 @@ TEST(Gate, PairsAreJudgedTogetherAndOneThatDisagreesLeavesItUncertain) {
   EXPECT_EQ(j.verdict, Verdict::uncertain) << j.why;
   EXPECT_EQ(r.comparisons[0].measured, 4);
   EXPECT_NEAR(j.change, 0.3, 1e-9) << "the median of the three pairs";
-  EXPECT_NE(j.why.find("but pair 2 of 3 alone is SAME (+0.0%, noise 0.7%): the pairs disagree"), std::string::npos)
-      << j.why;
+  EXPECT_NE(j.why.find("but pair 2 of 3 alone is SAME (+0.0%, noise 0.7%): the pairs disagree"), std::string::npos) << j.why;
   EXPECT_TRUE(r.passed());
 
   // Judged on its last pair alone (as before pairs were pooled), the same run would be SAME;

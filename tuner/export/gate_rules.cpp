@@ -37,8 +37,7 @@ double size_of(double ratio) { return ratio >= 1 ? ratio - 1 : 1 / ratio - 1; }
 void judge_change(Judgement& j, double ratio, double band, const std::string& numbers, const GateRules& rules) {
   j.change = ratio - 1;
   j.band = band;
-  const std::string line =
-      fmt::format("{}, noise {:.1f}%, threshold {:.1f}%", numbers, 100 * band, 100 * rules.threshold);
+  const std::string line = fmt::format("{}, noise {:.1f}%, threshold {:.1f}%", numbers, 100 * band, 100 * rules.threshold);
   const double size = size_of(ratio);
   if (size <= rules.threshold) {
     j.verdict = Verdict::same;
@@ -127,13 +126,12 @@ Judgement judge_pairs(const std::vector<MeasuredPair>& pairs, const GateRules& r
   for (double r : ratios) each.push_back(percent(r - 1));
   const double ratio = median(ratios);
   judge_change(j, ratio, median(bands),
-               fmt::format("{} (median of {} pairs: {})", percent(ratio - 1), pairs.size(), fmt::join(each, ", ")),
-               rules);
+               fmt::format("{} (median of {} pairs: {})", percent(ratio - 1), pairs.size(), fmt::join(each, ", ")), rules);
   if (j.verdict == Verdict::slower || j.verdict == Verdict::faster) {
     for (std::size_t i = 0; i < alone.size(); ++i) {
       if (alone[i] == j.verdict) continue;
-      j.why += fmt::format(", but pair {} of {} alone is {} ({}, noise {:.1f}%): the pairs disagree", i + 1,
-                           alone.size(), verdict_name(alone[i]), percent(ratios[i] - 1), 100 * bands[i]);
+      j.why += fmt::format(", but pair {} of {} alone is {} ({}, noise {:.1f}%): the pairs disagree", i + 1, alone.size(),
+                           verdict_name(alone[i]), percent(ratios[i] - 1), 100 * bands[i]);
       j.verdict = Verdict::uncertain;
       break;
     }
