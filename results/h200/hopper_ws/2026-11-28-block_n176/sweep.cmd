@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/flash_attn_fwd_ws.json --shape fp16-d64-n4096\,bf16-d64-n4096\,fp16-d128-n4096\,bf16-d128-n4096\,fp16-d128-n16384\,window-n8192-w256-d64 --device cuda:0 --max-time 0.05 --min-samples 5 --warmup-time 0.05 --watchdog 30 --overwrite -q --out /root/out/hopper_ws/flash_attn_fwd_ws.json 

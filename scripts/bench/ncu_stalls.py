@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Where the warps of two kernel builds wait, from Nsight Compute's PC sampling.
+
+Reads the SASS listings that `PC_SAMPLING=1 scripts/gpu/ncu_prefill_ws.sh` writes
+(`ncu --page source --print-source sass`, section SourceCounters) and prints, side by side:
+  - the samples per stall reason over the whole kernel;
+  - the instructions that hold the most samples, with their main reasons;
+  - shared-memory wavefronts and bank conflicts per opcode (same traffic: the difference is not
+    in what the kernel reads).
+
+    scripts/bench/ncu_stalls.py A.sass.log B.sass.log [--top 8]
+"""
+import argparse
+import re
+import sys
+
+# The per-instruction table is fixed-width: one header block, then one row per instruction.
+# Columns are found from the header's dashed separator line, never by position.
+
+
+def parse(path):
+    lines = open(path, errors="replace").read().split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("Address")]
+    if not starts:
+        sys.exit(f"ncu_stalls: {path} has no SASS table (was it written with --page source --print-source sass?)")
+    head = starts[0]
+    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[head - 1])]
+    header = lines[head:]
+    names = []
+    for a, b in spans:
+        words = []
+        for line in header:
+            if line.startswith("0x"):
+                break
+            words.append(line[a:b + 1].strip())
+        names.append("".join(words))  # a cell wraps mid-word: the pieces join without spaces
+    rows = []
+    for line in header:
+        if not line.startswith("0x"):
+            continue
+        cells = [line[a:b + 1].strip() for a, b in spans]
+        rows.append(dict(zip(names, cells)))
+    return names, rows
+
+
+def number(text):
+    text = text.replace(",", "")
+    return int(text) if text.isdigit() else 0
+
+
+def opcode(source):
+    words = source.split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0].split(".")[0] if words else "?"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--top", type=int, default=8)
+    args = ap.parse_args()
+    runs = [parse(args.a), parse(args.b)]
+    names = runs[0][0]
+    sample_col = next(n for n in names if n.startswith("Warp Stall Sampling (All"))
+    source_col = next(n for n in names if n.startswith("Source"))
+    reasons = [n for n in names if n.startswith("stall_") and "Not" not in n]
+
+    print(f"| stall reason (samples) | {args.a} | {args.b} |\n| --- | ---: | ---: |")
+    totals = [{r: sum(number(row[r]) for row in rows) for r in reasons} for _, rows in runs]
+    for r in sorted(reasons, key=lambda r: -max(t[r] for t in totals)):
+        if max(t[r] for t in totals):
+            print(f"| {r[len('stall_'):]} | {totals[0][r]} | {totals[1][r]} |")
+    print(f"| all | {sum(number(x[sample_col]) for x in runs[0][1])} | {sum(number(x[sample_col]) for x in runs[1][1])} |")
+
+    for path, (_, rows) in zip((args.a, args.b), runs):
+        print(f"\n{path}: the {args.top} instructions with the most samples")
+        for row in sorted(rows, key=lambda x: -number(x[sample_col]))[: args.top]:
+            n = number(row[sample_col])
+            main = sorted(((number(row[r]), r[len("stall_"):]) for r in reasons), reverse=True)[:2]
+            why = ", ".join(f"{r} {k}" for k, r in main if k)
+            print(f"  {n:8d}  {row[source_col][:60]:60s}  {why}")
+
+    wave = [n for n in names if n.startswith("L1 Wavefronts Shared") and "Excessive" not in n and "Ideal" not in n]
+    conflicts = [n for n in names if n.startswith("L1 Conflicts")]
+    if wave and conflicts:
+        print("\nshared-memory wavefronts / bank conflicts per opcode")
+        for path, (_, rows) in zip((args.a, args.b), runs):
+            per = {}
+            for row in rows:
+                w, c = number(row[wave[0]]), number(row[conflicts[0]])
+                if w or c:
+                    t = per.setdefault(opcode(row[source_col]), [0, 0])
+                    t[0] += w
+                    t[1] += c
+            print(f"  {path}: " + "; ".join(f"{op} {w} / {c}" for op, (w, c) in sorted(per.items())))
+
+
+if __name__ == "__main__":
+    main()
