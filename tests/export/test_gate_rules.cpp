@@ -78,6 +78,10 @@ TEST(GateRules, ASlowdownAtALowerClockSaysSoWithoutChangingTheVerdict) {
       << "a run without NVML (PoCL) has no clocks to compare";
   const ConfigResult throttled = clocked(1.08, 1500, true);
   EXPECT_NE(judge(clocked(1.0, 1980), &throttled, GateRules{}).why.find("timed throttled"), std::string::npos);
+  // pairs judged together keep the note: the clocks of the pair measured last
+  const Judgement pooled = judge_pairs({{clocked(1.0, 1980), clocked(1.08, 1975)}, {clocked(1.0, 1980), slower_clock}}, {});
+  EXPECT_EQ(pooled.verdict, Verdict::slower);
+  EXPECT_NE(pooled.why.find("SM clock 1980 -> 1830 MHz"), std::string::npos) << pooled.why;
 }
 
 TEST(GateRules, FasterIsTheMirror) {

@@ -136,6 +136,7 @@ Judgement judge_pairs(const std::vector<MeasuredPair>& pairs, const GateRules& r
       break;
     }
   }
+  j.why += clock_note(pairs.back().baseline, pairs.back().candidate);  // the clocks of the pair measured last
   return j;
 }
 
