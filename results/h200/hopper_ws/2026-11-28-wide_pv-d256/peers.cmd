@@ -1,0 +1,1 @@
+python3 scripts/compare/attention_peers.py --leaderboard /root/out/d256/hopper_ws/flash_attn_fwd_ws.json --shape fp16-d256-n4096\,fp16-d256-n4096-causal --reps 3 --peers fa2\,cudnn\,flex --attn-tune /work/main/build-gpu/app/attn-tune --out /root/out/d256/hopper_ws/attention_peers 

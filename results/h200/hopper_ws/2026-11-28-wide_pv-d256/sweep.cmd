@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/flash_attn_fwd_ws.json --shape fp16-d256-n4096\,fp16-d256-n4096-causal --device cuda:0 --max-time 0.05 --min-samples 5 --warmup-time 0.05 --watchdog 30 --overwrite -q --out /root/out/d256/hopper_ws/flash_attn_fwd_ws.json 
