@@ -142,11 +142,6 @@
 #ifndef ITEM_PIPELINE
 #define ITEM_PIPELINE 0 /* 1: the OVERLAP pipeline carried across a persistent block's items (above) */
 #endif
-/* WIDE_PV = 1 (D = 128 or 256): each k-step of P V is one m64n{D}k16 over every panel of V
- * (FA3's form) instead of D / 64 m64n64k16, a quarter / half of the instructions to issue */
-#ifndef WIDE_PV
-#define WIDE_PV 0
-#endif
 
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
@@ -201,9 +196,6 @@
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
-#endif
-#if WIDE_PV != 0 && (WIDE_PV != 1 || HEAD_DIM < 128)
-#error "flash_attn_fwd_ws: WIDE_PV must be 0, or 1 with HEAD_DIM 128 or 256"
 #endif
 #if SOFTMAX_CHAINS != 1 && SOFTMAX_CHAINS != 2 && SOFTMAX_CHAINS != 4
 #error "flash_attn_fwd_ws: SOFTMAX_CHAINS must be 1, 2 or 4"
@@ -713,16 +705,10 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 for (int r = 0; r < kRT; ++r) {
                     /* keys 16 kk .. 16 kk + 15: n8 chunks 2 kk and 2 kk + 1 of S */
                     const unsigned a[4] = {pk[r][4 * kk], pk[r][4 * kk + 1], pk[r][4 * kk + 2], pk[r][4 * kk + 3]};
-#if WIDE_PV
-                    /* oacc[r] is m64n{D}'s accumulator: panel j's 32 registers are oacc[r][j] */
-                    wgmma::mma_rs_mn<HEAD_DIM>(reinterpret_cast<float(&)[kON * 32]>(oacc[r]), a,
-                                               wgmma::desc_sw128_mn(v_st + kk * 16 * 128, BLOCK_N * 128), 1);
-#else
 #pragma unroll
                     for (int j = 0; j < kON; ++j)
                         wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128),
                                          1);
-#endif
                 }
             }
             wgmma::commit();
