@@ -142,6 +142,13 @@
 #ifndef ITEM_PIPELINE
 #define ITEM_PIPELINE 0 /* 1: the OVERLAP pipeline carried across a persistent block's items (above) */
 #endif
+/* WS_TRACE = 1 (OVERLAP 1; a measuring build, never swept): the first thread of each consumer warpgroup
+ * of block 0 records clock64() when it issues a loop iteration's S and P V, when the S retired and when
+ * the P V retired, into the workspace after its first 16 bytes (kTraceIters iterations per consumer);
+ * scripts/gpu/ws_trace.sh reads them: do the consumers issue in step? */
+#ifndef WS_TRACE
+#define WS_TRACE 0
+#endif
 
 #if DTYPE != 1 && DTYPE != 2
 #error "flash_attn_fwd_ws: DTYPE must be 1 (fp16) or 2 (bf16)"
@@ -196,6 +203,9 @@
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
+#endif
+#if WS_TRACE != 0 && (WS_TRACE != 1 || OVERLAP != 1)
+#error "flash_attn_fwd_ws: WS_TRACE must be 0, or 1 with OVERLAP 1"
 #endif
 #if SOFTMAX_CHAINS != 1 && SOFTMAX_CHAINS != 2 && SOFTMAX_CHAINS != 4
 #error "flash_attn_fwd_ws: SOFTMAX_CHAINS must be 1, 2 or 4"
@@ -369,9 +379,10 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #else
     const int n_items = 1, w_first = 0, w_step = 1;
 #endif
-#if !WS_DYNAMIC_ITEMS
+#if !WS_DYNAMIC_ITEMS && !WS_TRACE
     (void)wsp;
-#else
+#endif
+#if WS_DYNAMIC_ITEMS
     unsigned* const items_taken = reinterpret_cast<unsigned*>(wsp); /* items handed out after the first wave */
     unsigned* const blocks_done = items_taken + 1;
 #endif
@@ -508,6 +519,18 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     /* 0 at run time, unknown to the compiler: the P carried across iterations is
      * XOR-ed with it so ptxas sees an in-loop definition (NOTES.md section 3) */
     [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
+#if WS_TRACE
+    /* 3 clocks per loop iteration: issue, S retired, P V retired (kTraceIters iterations) */
+    constexpr int kTraceIters = 2048;
+    unsigned long long* const trace = ctid == 0 && blockIdx.x + blockIdx.y + blockIdx.z == 0
+                                          ? reinterpret_cast<unsigned long long*>(wsp + 4) + cons * 3 * kTraceIters
+                                          : nullptr;
+    int n_traced = 0;
+#define WS_TRACE_AT(what) \
+    if (trace && n_traced < kTraceIters) trace[3 * n_traced + (what)] = clock64()
+#else
+#define WS_TRACE_AT(what) ((void)0)
+#endif
 
     /* S = Q K^T of the tile in `stage` for every row tile, Q from the buffer at q_st: issued and committed */
     /* (one m64n{BLOCK_N}k16 per k-step and row tile: BLOCK_N / 64 n64 pieces would each read Q from
@@ -813,10 +836,12 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
             float s[kRT][kSAcc];
             WS_TURN_BEGIN();
+            WS_TRACE_AT(0);
             issue_s(st_s, s, q_st);
             issue_pv(st_v, pk);
             WS_TURN_END(false);
             wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
+            WS_TRACE_AT(1);
             s_done(s);
             release_slot(&bars.k_empty[st_s]);
             unsigned pk_next[kRT][kPRegs];
@@ -825,6 +850,10 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             for (int r = 0; r < kRT; ++r)
                 softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r], m0, mask_b, slope2);
             wgmma::wait<0>(); /* P V of tile it done: O and pk free */
+            WS_TRACE_AT(2);
+#if WS_TRACE
+            ++n_traced;
+#endif
             hold_o();
             release_slot(&bars.v_empty[st_v]);
             rescale_o(alpha);
@@ -913,6 +942,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
 #undef WS_TURN_BEGIN
 #undef WS_TURN_END
+#undef WS_TRACE_AT
 #if !ITEM_PIPELINE
         g += ntiles;
 #if CLUSTER == 2
