@@ -42,13 +42,16 @@
  * slots free up, so the ring never drains between items and the consumers'
  * epilogue overlaps the next item's loads.
  *
- * ITEM_PIPELINE = 1 (PERSISTENT, OVERLAP 1, one block per cluster, no
- * ping-pong): the OVERLAP pipeline runs on across items.  Q has two buffers,
+ * ITEM_PIPELINE = 1 (PERSISTENT, OVERLAP 1, one block per cluster): the
+ * OVERLAP pipeline runs on across items.  Q has two buffers,
  * so the next item's Q lands while this one computes; at an item's end the
  * consumer issues its last P V and the next item's first S together, stores
  * O while that S computes, then runs the next item's first softmax.  An item
  * no longer pays its first S and last P V alone (short items: N = 1k has 8
- * tiles of 128 keys; NOTES.md section 4).
+ * tiles of 128 keys; NOTES.md section 4).  Without PINGPONG its consumers
+ * fall into step and wait on each other's products (20% longer per tile at
+ * D = 64, measured by WS_TRACE); PINGPONG keeps them apart, and the item's
+ * last turn carries the next item's first S.
  *
  * CLUSTER = 2: the two blocks of a cluster take two adjacent row blocks of
  * one head (one work item) and share each K / V tile: each producer loads
@@ -198,8 +201,8 @@
  * first 8 bytes once.  With CLUSTER 2 both blocks must take the same pair: a
  * static round robin (item b, b + gridDim.x / 2, ...). */
 #define WS_DYNAMIC_ITEMS (PERSISTENT == 1 && CLUSTER == 1)
-#if ITEM_PIPELINE != 0 && (ITEM_PIPELINE != 1 || !WS_DYNAMIC_ITEMS || OVERLAP != 1 || PINGPONG != 0)
-#error "flash_attn_fwd_ws: ITEM_PIPELINE must be 0, or 1 with PERSISTENT 1, CLUSTER 1, OVERLAP 1 and PINGPONG 0"
+#if ITEM_PIPELINE != 0 && (ITEM_PIPELINE != 1 || !WS_DYNAMIC_ITEMS || OVERLAP != 1)
+#error "flash_attn_fwd_ws: ITEM_PIPELINE must be 0, or 1 with PERSISTENT 1, CLUSTER 1 and OVERLAP 1"
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
@@ -891,10 +894,12 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         };
         if (ntiles > 0 && next_s) {
             mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
-            issue_pv(gv % STAGES, pk);
             mbar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
             float s_next[kRT][kSAcc];
+            WS_TURN_BEGIN(); /* PINGPONG: this item's last turn carries the next item's first S */
+            issue_pv(gv % STAGES, pk);
             issue_s(gn % STAGES, s_next, sQa + ((n_done + 1) % kQBufs) * kQBytes);
+            WS_TURN_END(true);
             wgmma::wait<1>(); /* the P V (committed first) done */
             hold_o();
             release_slot(&bars.v_empty[gv % STAGES]);
@@ -907,7 +912,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         } else { /* the last item, or no keys on one side of the boundary: one product at a time */
             if (ntiles > 0) {
                 mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
+                WS_TURN_BEGIN();
                 issue_pv(gv % STAGES, pk);
+                WS_TURN_END(true);
                 wgmma::wait<0>();
                 hold_o();
                 release_slot(&bars.v_empty[gv % STAGES]);

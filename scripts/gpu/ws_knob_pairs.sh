@@ -14,6 +14,8 @@
 # 2 consumers with overlap), each over STAGES 2 / 3 and PERSISTENT or PINGPONG; FAMILY_D64 and
 # FAMILY_D128 (JSON objects of params) replace a family's overrides of those, e.g.
 # FAMILY_D64='{"WS_CONSUMERS": [2], "OVERLAP": [1], "PINGPONG": [0, 1], "PERSISTENT": [0]}'.
+# SHAPES_D64 / SHAPES_D128 (comma-separated names) replace a family's six shapes; VERIFY_PARAMS (a JSON
+# object of params) narrows step 1 to part of the small spec, e.g. VERIFY_PARAMS='{"PINGPONG": [1]}'.
 set -uo pipefail
 knob="${1:?usage: ws_knob_pairs.sh KNOB ON [OFF]}"
 on="${2:?usage: ws_knob_pairs.sh KNOB ON [OFF]}"
@@ -30,17 +32,17 @@ if f"#ifndef {knob}\n" not in open(f"{root}/kernels/cuda/flash_attn_fwd_ws.cu").
     sys.exit(f"ws_knob_pairs: {knob} is not a knob of kernels/cuda/flash_attn_fwd_ws.cu")
 full = json.load(open(f"{root}/configs/flash_attn_fwd_ws.json"))["kernels"]["prefill_ws"]
 default = dict(full["presets"]["FA3"])
-verify = dict(small, **{knob: [on]})
+verify = dict(small, **json.loads(os.environ.get("VERIFY_PARAMS") or "{}"), **{knob: [on]})
 json.dump({"attn_tune_spec": 1, "extends": f"{root}/configs/flash_attn_fwd_ws_small.json", "name": f"ws_small_{knob.lower()}",
            "kernels": {"prefill_ws": {"params": verify, "presets": {"P": {k: v[0] for k, v in verify.items()}}, "baseline": "P"}}},
           open(f"{out}/verify_spec.json", "w"), indent=1)
 families = {
     "ws_d64": ({"WS_CONSUMERS": [3], "OVERLAP": [0], "PINGPONG": [0], "STAGES": [2, 3], "PERSISTENT": [0, 1]},
                os.environ.get("FAMILY_D64"),
-               ["fp16-d64-n1024", "fp16-d64-n1024-causal", "fp16-d64-n4096", "fp16-d64-n4096-causal", "bf16-d64-n4096", "fp16-d64-n16384"]),
+               (os.environ.get("SHAPES_D64") or "fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,bf16-d64-n4096,fp16-d64-n16384").split(",")),
     "ws_d128": ({"WS_CONSUMERS": [2], "OVERLAP": [1], "PINGPONG": [0, 1], "STAGES": [2, 3], "PERSISTENT": [0]},
                 os.environ.get("FAMILY_D128"),
-                ["fp16-d128-n1024", "fp16-d128-n1024-causal", "fp16-d128-n4096", "fp16-d128-n4096-causal", "bf16-d128-n4096", "fp16-d128-n16384"]),
+                (os.environ.get("SHAPES_D128") or "fp16-d128-n1024,fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal,bf16-d128-n4096,fp16-d128-n16384").split(",")),
 }
 kernels = {"prefill_ws": None}
 for name, (family, override, shapes) in families.items():
