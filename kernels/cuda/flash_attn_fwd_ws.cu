@@ -145,6 +145,14 @@
 #ifndef ITEM_PIPELINE
 #define ITEM_PIPELINE 0 /* 1: the OVERLAP pipeline carried across a persistent block's items (above) */
 #endif
+/* 1: each consumer walks only the KV tiles its own rows attend (waits for and releases the
+ * item's others) instead of all the item's tiles, whose extra ones its rows mask entirely: with
+ * 3 consumers of 64 rows, a sliding window's item spans about one tile more than each consumer's
+ * rows (a fully masked tile adds exact zeros, so O is bitwise the same).  No PINGPONG (the turns
+ * pair up over the item's tiles), no ITEM_PIPELINE, no CLUSTER (its skips of the pair's tiles). */
+#ifndef CONS_TILES
+#define CONS_TILES 0
+#endif
 /* WS_TRACE = 1 (OVERLAP 1; a measuring build, never swept): the first thread of each consumer warpgroup
  * of block 0 records clock64() when it issues a loop iteration's S and P V, when the S retired and when
  * the P V retired, into the workspace after its first 16 bytes (kTraceIters iterations per consumer);
@@ -203,6 +211,9 @@
 #define WS_DYNAMIC_ITEMS (PERSISTENT == 1 && CLUSTER == 1)
 #if ITEM_PIPELINE != 0 && (ITEM_PIPELINE != 1 || !WS_DYNAMIC_ITEMS || OVERLAP != 1)
 #error "flash_attn_fwd_ws: ITEM_PIPELINE must be 0, or 1 with PERSISTENT 1, CLUSTER 1 and OVERLAP 1"
+#endif
+#if CONS_TILES != 0 && (CONS_TILES != 1 || PINGPONG != 0 || ITEM_PIPELINE != 0 || CLUSTER != 1)
+#error "flash_attn_fwd_ws: CONS_TILES must be 0, or 1 with PINGPONG 0, ITEM_PIPELINE 0 and CLUSTER 1"
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
@@ -576,8 +587,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
         }
     };
-    /* ring tiles g0 .. g0 + n - 1 whose keys this block's rows do not attend: waited for
-     * (both blocks' copies landed in this block's slot) and released */
+    /* ring tiles g0 .. g0 + n - 1 whose keys this block's (CONS_TILES: this consumer's) rows do
+     * not attend: waited for (both blocks' copies landed in this block's slot) and released */
     [[maybe_unused]] auto skip_tiles = [&](int g0, int n) {
 #pragma unroll 1
         for (int i = g0; i < g0 + n; ++i) {
@@ -612,12 +623,26 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #pragma unroll 1
     for (int w = item_index(0); w < n_items;) {
         const WorkItem t = work_item(p, w, rank);
-        const int m0 = t.m0, tb = t.tb, ntiles = t.ntiles;
         const unsigned q_st = sQa + (n_done % kQBufs) * kQBytes; /* this item's Q */
 #if CLUSTER == 2
         skip_tiles(g, t.skip);
         g += t.skip;
 #endif
+#if CONS_TILES
+        /* this consumer's rows attend tiles tb .. tb + ntiles - 1, within the item's */
+        int tb, ntiles;
+        score_mods::kv_tile_range(p, t.m0 + cons * CONS_ROWS, CONS_ROWS, BLOCK_N, tb, ntiles);
+        /* from lane 0: values ptxas can prove warp-uniform (cons comes from the thread index), so
+         * the ring slots and descriptors stay in uniform registers (10% slower otherwise) */
+        tb = __shfl_sync(0xffffffffu, tb, 0);
+        ntiles = __shfl_sync(0xffffffffu, ntiles, 0);
+        const int lead = ntiles > 0 ? tb - t.tb : t.ntiles;
+        skip_tiles(g, lead);
+        g += lead;
+#else
+        const int tb = t.tb, ntiles = t.ntiles;
+#endif
+        const int m0 = t.m0;
         const float slope2 = score_mods::alibi_slope_log2(p, t.h);
         const __half* __restrict__ mask_b = mask + (long long)t.b * Nq * Nkv;
 
@@ -957,6 +982,16 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         g += t.ring_tiles - t.skip - ntiles;
 #endif
         store_o(t);
+#if CONS_TILES
+        {   /* the item's tiles after this consumer's, after O is stored, from the item's range
+             * again: 3 consumers of 64 rows spill at 128 registers with O or the range held over it */
+            int item_tb, item_ntiles;
+            score_mods::kv_tile_range(p, m0, kBlockM, BLOCK_N, item_tb, item_ntiles);
+            const int trail = ntiles > 0 ? item_tb + item_ntiles - tb - ntiles : 0;
+            skip_tiles(g, trail);
+            g += trail;
+        }
+#endif
         ++n_done;
         w = item_index(n_done);
 #endif

@@ -18,7 +18,7 @@ std::string trace_spec(int overlap) {
   nlohmann::json config = {{"WS_CONSUMERS", 2},      {"CONS_ROWS", 64},    {"BLOCK_N", 128},    {"STAGES", 2},
                            {"REG_SPLIT", 1},         {"OVERLAP", overlap}, {"PINGPONG", 0},     {"PERSISTENT", overlap},
                            {"CLUSTER", 1},           {"EXP_POLY", 0},      {"RESCALE_SKIP", 0}, {"LATE_PACK", 0},
-                           {"L2_SECTION_KB", 16384}, {"ITEM_PIPELINE", 0}, {"WS_TRACE", 1}};
+                           {"L2_SECTION_KB", 16384}, {"ITEM_PIPELINE", 0}, {"CONS_TILES", 0},   {"WS_TRACE", 1}};
   nlohmann::json params;
   for (const auto& [k, v] : config.items()) params[k] = nlohmann::json::array({v});
   if (overlap == 1) params["ITEM_PIPELINE"] = {0, 1};

@@ -1,0 +1,1 @@
+python3 scripts/compare/attention_peers.py --leaderboard /tmp/o/hopper_ws/flash_attn_fwd_ws.json --shape window-bf16-n8192-w256\,window-n8192-w256-d64 --reps 3 --peers fa2\,cudnn\,flex --attn-tune /work/main/build-gpu/app/attn-tune --out /tmp/o/hopper_ws/attention_peers 
