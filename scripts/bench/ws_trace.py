@@ -33,8 +33,7 @@ def load_peers():
 
 
 def define(shape, name):
-    m = re.search(rf"-D ?{name}=(\d+)", " ".join(shape["defines"]) if isinstance(shape["defines"], list)
-                  else shape["defines"])
+    m = re.search(rf"-D ?{name}=(\d+)", shape["defines"])  # the bundle's compile options, one string
     if not m:
         raise SystemExit(f"ws_trace: the emitted build has no {name} define")
     return int(m.group(1))

@@ -39,20 +39,24 @@ fs::path TempDir::write(const std::string& name, const std::string& text) const 
 
 namespace {
 
-// In a forked child: becomes attn-tune with ARGS (exit code 127 when it cannot).
-[[noreturn]] void exec_cli(const std::vector<std::string>& args) {
+// In a forked child: becomes PROGRAM with ARGS, found on PATH when it names no directory (exit code
+// 127 when it cannot).
+[[noreturn]] void exec_program(const std::string& program, const std::vector<std::string>& args) {
   std::vector<char*> argv;
-  const std::string exe = binary().string();
-  argv.push_back(const_cast<char*>(exe.c_str()));
+  argv.push_back(const_cast<char*>(program.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  ::execv(exe.c_str(), argv.data());
+  ::execvp(program.c_str(), argv.data());
   ::_exit(127);
 }
 
+[[noreturn]] void exec_cli(const std::vector<std::string>& args) { exec_program(binary().string(), args); }
+
 }  // namespace
 
-CommandResult run_cli(const std::vector<std::string>& args) {
+CommandResult run_cli(const std::vector<std::string>& args) { return run_program(binary().string(), args); }
+
+CommandResult run_program(const std::string& program, const std::vector<std::string>& args) {
   TempDir io;
   const fs::path out = io / "stdout", err = io / "stderr";
   const pid_t pid = ::fork();
@@ -61,7 +65,7 @@ CommandResult run_cli(const std::vector<std::string>& args) {
     std::FILE* o = std::freopen(out.c_str(), "w", stdout);
     std::FILE* e = std::freopen(err.c_str(), "w", stderr);
     if (!o || !e) ::_exit(126);
-    exec_cli(args);
+    exec_program(program, args);
   }
   int status = 0;
   ::waitpid(pid, &status, 0);

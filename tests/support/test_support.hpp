@@ -34,6 +34,10 @@ struct CommandResult {
 // Runs attn-tune with ARGS (no shell), from the repository root, and waits.
 CommandResult run_cli(const std::vector<std::string>& args);
 
+// Runs PROGRAM (looked up on PATH when it names no directory) with ARGS the same way: for the
+// repository's scripts whose output a test checks.
+CommandResult run_program(const std::string& program, const std::vector<std::string>& args);
+
 // Starts attn-tune with ARGS from the repository root without waiting (its
 // output goes to /dev/null) and returns its process id: for tests of
 // processes that run at the same time or get killed.
