@@ -633,7 +633,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         int tb, ntiles;
         score_mods::kv_tile_range(p, t.m0 + cons * CONS_ROWS, CONS_ROWS, BLOCK_N, tb, ntiles);
         /* from lane 0: values ptxas can prove warp-uniform (cons comes from the thread index), so
-         * the ring slots and descriptors stay in uniform registers (10% slower otherwise) */
+         * the ring slots and descriptors stay in uniform registers (up to 10% slower and spills
+         * otherwise: results/h200/hopper_ws/cons_tiles/pairs_nonuniform.md) */
         tb = __shfl_sync(0xffffffffu, tb, 0);
         ntiles = __shfl_sync(0xffffffffu, ntiles, 0);
         const int lead = ntiles > 0 ? tb - t.tb : t.ntiles;
@@ -983,8 +984,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
         store_o(t);
 #if CONS_TILES
-        {   /* the item's tiles after this consumer's, after O is stored, from the item's range
-             * again: 3 consumers of 64 rows spill at 128 registers with O or the range held over it */
+        {   /* the item's tiles after this consumer's, after O is stored and from the item's range
+             * again, so that nothing more is held across the loop (3 consumers of 64 rows: 128 registers) */
             int item_tb, item_ntiles;
             score_mods::kv_tile_range(p, m0, kBlockM, BLOCK_N, item_tb, item_ntiles);
             const int trail = ntiles > 0 ? item_tb + item_ntiles - tb - ntiles : 0;
