@@ -42,18 +42,6 @@ __device__ __forceinline__ void kept_keys(const attn_params& p, int pos, int& j_
     }
 }
 
-/* The n8 chunks of keys n0 .. n0 + 8 * chunks - 1 holding a key that some query at
- * positions pos_lo .. pos_hi keeps: c_lo .. c_hi - 1 (kept_keys' bounds grow with the
- * position, so the first query's j_lo and the last one's j_hi bound them all) */
-__device__ __forceinline__ void kept_chunks(const attn_params& p, int n0, int chunks, int pos_lo, int pos_hi, int& c_lo,
-                                            int& c_hi) {
-    int j_lo, j_hi, unused;
-    kept_keys(p, pos_lo, j_lo, unused);
-    kept_keys(p, pos_hi, unused, j_hi);
-    c_lo = min(chunks, max(0, j_lo - n0) / 8);
-    c_hi = max(c_lo, min(chunks, (max(0, j_hi - n0) + 7) / 8));
-}
-
 /* ALiBi slope of query head h times log2(e) (0 without ALiBi) */
 __device__ __forceinline__ float alibi_slope_log2(const attn_params& p, int h) {
     if (!(p.max_bias > 0.f)) return 0.f;

@@ -153,12 +153,6 @@
 #ifndef CONS_TILES
 #define CONS_TILES 0
 #endif
-/* 1: in a tile with masked keys, the n8 chunks of keys that none of a warp's 16 rows keeps
- * (the far side of a causal diagonal or of a window edge) skip their exponentials, which
- * would give exact zeros: P is bitwise the same */
-#ifndef SKIP_MASKED_CHUNKS
-#define SKIP_MASKED_CHUNKS 0
-#endif
 /* WS_TRACE = 1 (OVERLAP 1; a measuring build, never swept): the first thread of each consumer warpgroup
  * of block 0 records clock64() when it issues a loop iteration's S and P V, when the S retired and when
  * the P V retired, into the workspace after its first 16 bytes (kTraceIters iterations per consumer);
@@ -220,9 +214,6 @@
 #endif
 #if CONS_TILES != 0 && (CONS_TILES != 1 || PINGPONG != 0 || ITEM_PIPELINE != 0 || CLUSTER != 1)
 #error "flash_attn_fwd_ws: CONS_TILES must be 0, or 1 with PINGPONG 0, ITEM_PIPELINE 0 and CLUSTER 1"
-#endif
-#if SKIP_MASKED_CHUNKS != 0 && SKIP_MASKED_CHUNKS != 1
-#error "flash_attn_fwd_ws: SKIP_MASKED_CHUNKS must be 0 or 1"
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
@@ -287,7 +278,6 @@ constexpr int kBlockM = WS_BLOCK_M;
 constexpr int kRT = CONS_ROWS / 64;           /* m64 row tiles per consumer */
 constexpr int kKS = HEAD_DIM / 16;            /* k-steps of Q K^T */
 constexpr int kSC = BLOCK_N / 8;              /* n8 chunks of S (and of P) per row */
-constexpr int kSkipGroup = kSC % 4 == 0 ? 4 : 2; /* SKIP_MASKED_CHUNKS: chunks skipped together */
 constexpr int kSAcc = BLOCK_N / 2;            /* S accumulators per thread and m64 row tile */
 constexpr int kPRegs = BLOCK_N / 4;           /* P packed to 16 bits: A-fragment registers per thread and row tile */
 constexpr int kON = HEAD_DIM / 64;            /* n64 pieces of O (= 64-column panels of a row) */
@@ -536,13 +526,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     const int cwarp = ctid >> 5;
     const bool warp_leader = lane == 0;
     /* block row of this warp's first row in row tile rt: cons * CONS_ROWS + 64 rt + 16 cwarp */
-#if SKIP_MASKED_CHUNKS
-    /* from lane 0: warp-uniform to ptxas, and with it which tiles a warp masks and which of their
-     * chunks it skips, so that the skips are uniform branches rather than predicated exponentials */
-    const int crow = __shfl_sync(0xffffffffu, cons * CONS_ROWS + 16 * cwarp, 0);
-#else
     const int crow = cons * CONS_ROWS + 16 * cwarp;
-#endif
     const bool always_generic = p.has_mask || p.max_bias > 0.f;
     const float sl2 = p.scale * kLog2e;
     const int lr = lane >> 2, lc = (lane & 3) * 2; /* accumulator row (and +8), column pair */
@@ -680,85 +664,51 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             const int wrow = crow + 64 * r;
             const int w_pos_lo = p.kv_offset + im0 + wrow;
             const int w_pos_hi = p.kv_offset + min(im0 + wrow + 16, Nq) - 1;
-            /* P of chunk c, row hh: packed, or (LATE_PACK) left in S */
-            auto set_p = [&](int c, int hh, float p0, float p1) {
-#if LATE_PACK
-                s[4 * c + 2 * hh] = p0, s[4 * c + 2 * hh + 1] = p1; /* packed by pack_p */
-#else
-                pk[2 * c + hh] = pack2<elem_t>(p0, p1);
-#endif
-            };
-            /* each row's max, sum and P over chunks c_lo .. c_hi - 1 (rounded out to groups), P 0 elsewhere;
-             * mul: the log2 factor of s (1 once masked) */
-            auto rows = [&](float mul, int c_lo, int c_hi) {
-                float m_use[2], lpart[2][SOFTMAX_CHAINS];
-#pragma unroll
-                for (int hh = 0; hh < 2; ++hh) {
-                    float mpart[SOFTMAX_CHAINS];
-#pragma unroll
-                    for (int k = 0; k < SOFTMAX_CHAINS; ++k) mpart[k] = kNegInf;
-#pragma unroll
-                    for (int c = 0; c < kSC; ++c) {
-                        float& m = mpart[c % SOFTMAX_CHAINS];
-                        m = fmaxf(m, fmaxf(s[4 * c + 2 * hh], s[4 * c + 2 * hh + 1]));
-                    }
-                    float mx = mpart[0];
-#pragma unroll
-                    for (int k = 1; k < SOFTMAX_CHAINS; ++k) mx = fmaxf(mx, mpart[k]);
-                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                    const float m_new = fmaxf(row_m[r][hh], mx * mul);
-                    m_use[hh] = (m_new == kNegInf) ? 0.f : m_new;
-                    alpha[hh] = ex2(row_m[r][hh] - m_use[hh]);
-                    row_m[r][hh] = m_new;
-                    lpart[hh][0] = row_l[r][hh] * alpha[hh];
-#pragma unroll
-                    for (int k = 1; k < SOFTMAX_CHAINS; ++k) lpart[hh][k] = 0.f;
-                }
-                /* a group of chunks at a time, under one branch: ptxas predicates a smaller body, and a
-                 * predicated exponential still takes its cycles on the MUFU pipe */
-#pragma unroll
-                for (int c0 = 0; c0 < kSC; c0 += kSkipGroup) {
-                    if (c0 + kSkipGroup > c_lo && c0 < c_hi) {
-#pragma unroll
-                        for (int c = c0; c < c0 + kSkipGroup; ++c)
-#pragma unroll
-                            for (int hh = 0; hh < 2; ++hh) {
-                                const float p0 = softmax_exp2(fmaf(s[4 * c + 2 * hh], mul, -m_use[hh]), 2 * c);
-                                const float p1 = softmax_exp2(fmaf(s[4 * c + 2 * hh + 1], mul, -m_use[hh]), 2 * c + 1);
-                                lpart[hh][c % SOFTMAX_CHAINS] += p0 + p1;
-                                set_p(c, hh, p0, p1);
-                            }
-                    } else { /* every key of the group masked for the warp's rows: exp2(-inf) = 0 */
-#pragma unroll
-                        for (int c = c0; c < c0 + kSkipGroup; ++c)
-#pragma unroll
-                            for (int hh = 0; hh < 2; ++hh) set_p(c, hh, 0.f, 0.f);
-                    }
-                }
-#pragma unroll
-                for (int hh = 0; hh < 2; ++hh) {
-                    float l = lpart[hh][0];
-#pragma unroll
-                    for (int k = 1; k < SOFTMAX_CHAINS; ++k) l += lpart[hh][k];
-                    row_l[r][hh] = l;
-                }
-            };
-            /* tiles crossing a causal / window / Nkv edge: mask, ALiBi */
-            const bool masked = score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi);
-            if (masked)
+            float mul = sl2; /* s * mul is the log2-domain logit */
+            if (score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
+                /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
+                mul = 1.f;
                 score_mods::mask_tile<BLOCK_N>(s, p, mask_i, always_generic, slope2_i, sl2, im0 + wrow + lr, n0, lc);
-#if SKIP_MASKED_CHUNKS
-            if (masked) {
-                int c_lo, c_hi;
-                score_mods::kept_chunks(p, n0, kSC, w_pos_lo, w_pos_hi, c_lo, c_hi);
-                rows(1.f, c_lo, c_hi);
-            } else {
-                rows(sl2, 0, kSC);
             }
+#pragma unroll
+            for (int hh = 0; hh < 2; ++hh) {
+                float mpart[SOFTMAX_CHAINS];
+#pragma unroll
+                for (int k = 0; k < SOFTMAX_CHAINS; ++k) mpart[k] = kNegInf;
+#pragma unroll
+                for (int c = 0; c < kSC; ++c) {
+                    float& m = mpart[c % SOFTMAX_CHAINS];
+                    m = fmaxf(m, fmaxf(s[4 * c + 2 * hh], s[4 * c + 2 * hh + 1]));
+                }
+                float mx = mpart[0];
+#pragma unroll
+                for (int k = 1; k < SOFTMAX_CHAINS; ++k) mx = fmaxf(mx, mpart[k]);
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                const float m_new = fmaxf(row_m[r][hh], mx * mul);
+                const float m_use = (m_new == kNegInf) ? 0.f : m_new;
+                alpha[hh] = ex2(row_m[r][hh] - m_use);
+                row_m[r][hh] = m_new;
+                float lpart[SOFTMAX_CHAINS];
+                lpart[0] = row_l[r][hh] * alpha[hh];
+#pragma unroll
+                for (int k = 1; k < SOFTMAX_CHAINS; ++k) lpart[k] = 0.f;
+#pragma unroll
+                for (int c = 0; c < kSC; ++c) {
+                    const float p0 = softmax_exp2(fmaf(s[4 * c + 2 * hh], mul, -m_use), 2 * c);
+                    const float p1 = softmax_exp2(fmaf(s[4 * c + 2 * hh + 1], mul, -m_use), 2 * c + 1);
+                    lpart[c % SOFTMAX_CHAINS] += p0 + p1;
+#if LATE_PACK
+                    s[4 * c + 2 * hh] = p0, s[4 * c + 2 * hh + 1] = p1; /* packed by pack_p */
 #else
-            rows(masked ? 1.f : sl2, 0, kSC);
+                    pk[2 * c + hh] = pack2<elem_t>(p0, p1);
 #endif
+                }
+                float l = lpart[0];
+#pragma unroll
+                for (int k = 1; k < SOFTMAX_CHAINS; ++k) l += lpart[k];
+                row_l[r][hh] = l;
+            }
         };
 
         auto rescale_o = [&](const float (&alpha)[kRT][2]) {
