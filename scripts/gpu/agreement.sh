@@ -19,9 +19,8 @@
 # turns/bench_turns/ holds every bench result. About 7-8 minutes on an H200 after the setup.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-gpu_output_dir "${OUT:?set OUT to the output folder}/agreement"
+gpu_begin agreement
 trap 'cd "$out/.." && tar czf agreement.tgz agreement && rm -rf agreement' EXIT
-gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
 gpu_host_info > "$out/host.txt"
 B=$ATTN_TUNE
 A15=fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,fp16-d64-n16384,fp16-d64-n16384-causal,fp16-d128-n1024,fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal,fp16-d128-n16384,fp16-d128-n16384-causal,bf16-d128-n4096,bf16-d128-n4096-causal,bf16-d64-n4096

@@ -13,8 +13,7 @@ verify_only=0
 case "${1:-}" in --verify-only) verify_only=1 ;; "") ;; *) echo "usage: l2_sections.sh [--verify-only]"; exit 2 ;; esac
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 top="${OUT:?set OUT to the output folder}"
-gpu_output_dir "$top/l2_sections"
-gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+gpu_begin l2_sections
 export ATTN_TUNE
 # a kernel's params replace the parent's whole: the small spec's, PERSISTENT at 1, sections of 1 MB
 python3 - "$root" "$out" <<'PY' || exit 2

@@ -7,6 +7,9 @@
 #   gpu_output_dir DIR        creates DIR, sets out to its absolute path, then cd's to root
 #   gpu_attn_tune             ATTN_TUNE: as set, else build-gpu/app/attn-tune, built by
 #                             scripts/gpu/setup.sh when missing (returns 1 when that fails)
+#   gpu_begin NAME            the opening of a script that writes under $OUT: gpu_output_dir $OUT/NAME,
+#                             then gpu_attn_tune with its output in $out/setup.log; when the build
+#                             fails, prints the log's tail and exits 1
 #   gpu_host_info             prints the commit, attn-tune --version and nvidia-smi -L
 #   run_step NAME EXPECTED_RC COMMAND...
 #                             runs COMMAND with its output in $out/NAME.log, the command in
@@ -32,6 +35,11 @@ gpu_attn_tune() {
     # shellcheck source=scripts/gpu/setup.sh
     source "$root/scripts/gpu/setup.sh" || return 1
   fi
+}
+
+gpu_begin() {
+  gpu_output_dir "${OUT:?set OUT to the output folder}/$1"
+  gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
 }
 
 gpu_host_info() {

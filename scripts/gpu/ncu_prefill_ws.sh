@@ -16,8 +16,7 @@ shape="${1:?usage: ncu_prefill_ws.sh SHAPE NAME=CONFIG ...}"
 shift
 [ $# -ge 1 ] || { echo "usage: ncu_prefill_ws.sh SHAPE NAME=CONFIG ..."; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-gpu_output_dir "${OUT:?set OUT to the output folder}/ncu"
-gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+gpu_begin ncu
 export PATH="$PATH:/usr/local/cuda/bin"
 command -v ncu > /dev/null || { echo "ncu: not installed"; exit 1; }
 gpu_host_info > "$out/host.txt"

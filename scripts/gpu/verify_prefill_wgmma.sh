@@ -8,8 +8,7 @@
 # Exit 1 when any configuration is not ok or skipped (the statuses are in DIR/verify/*.status).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-gpu_output_dir "${OUT:?set OUT to the output folder}/verify"
-gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+gpu_begin verify
 gpu_host_info > "$out/host.txt"
 quick=(--device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 --warmup-time 0 --watchdog 15 --overwrite -q)
 edges="fp16-d128-gqa4-mask-alibi-sinks,fp16-d128-gqa4-window-causal,bf16-d64-gqa8-causal-chunk,fp16-d80-n4096-causal"

@@ -21,8 +21,7 @@ knob="${1:?usage: ws_knob_pairs.sh KNOB ON [OFF]}"
 on="${2:?usage: ws_knob_pairs.sh KNOB ON [OFF]}"
 off="${3:-0}"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-gpu_output_dir "${OUT:?set OUT to the output folder}/$(echo "$knob" | tr '[:upper:]' '[:lower:]')"
-gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+gpu_begin "$(echo "$knob" | tr '[:upper:]' '[:lower:]')"
 gpu_host_info > "$out/host.txt"
 python3 - "$root" "$out" "$knob" "$on" "$off" <<'PY' || exit 2
 import json, os, sys

@@ -15,8 +15,7 @@ shapes="${1:?usage: ws_trace.sh SHAPES NAME=SETTINGS ...}"
 shift
 [ $# -ge 1 ] || { echo "usage: ws_trace.sh SHAPES NAME=SETTINGS ..."; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-gpu_output_dir "${OUT:?set OUT to the output folder}/ws_trace"
-gpu_attn_tune > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+gpu_begin ws_trace
 gpu_host_info > "$out/host.txt"
 for item in "$@"; do
   name="${item%%=*}"
