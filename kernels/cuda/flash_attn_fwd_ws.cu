@@ -145,12 +145,6 @@
 #ifndef ITEM_PIPELINE
 #define ITEM_PIPELINE 0 /* 1: the OVERLAP pipeline carried across a persistent block's items (above) */
 #endif
-/* PERSISTENT: 1 gives Q two buffers, so the producer loads the next item's Q, and its first K / V tiles
- * as ring slots free up, while the consumers still compute this item (with one buffer it waits until every
- * consumer's last S of this item has read Q, and the next item's first S waits for those loads) */
-#ifndef Q_PREFETCH
-#define Q_PREFETCH 0
-#endif
 /* 1: each consumer walks only the KV tiles its own rows attend (waits for and releases the
  * item's others) instead of all the item's tiles, whose extra ones its rows mask entirely: with
  * 3 consumers of 64 rows, a sliding window's item spans about one tile more than each consumer's
@@ -218,9 +212,6 @@
 #if ITEM_PIPELINE != 0 && (ITEM_PIPELINE != 1 || !WS_DYNAMIC_ITEMS || OVERLAP != 1)
 #error "flash_attn_fwd_ws: ITEM_PIPELINE must be 0, or 1 with PERSISTENT 1, CLUSTER 1 and OVERLAP 1"
 #endif
-#if Q_PREFETCH != 0 && (Q_PREFETCH != 1 || PERSISTENT != 1 || ITEM_PIPELINE != 0)
-#error "flash_attn_fwd_ws: Q_PREFETCH must be 0, or 1 with PERSISTENT 1 (ITEM_PIPELINE has two Q buffers already)"
-#endif
 #if CONS_TILES != 0 && (CONS_TILES != 1 || PINGPONG != 0 || ITEM_PIPELINE != 0 || CLUSTER != 1)
 #error "flash_attn_fwd_ws: CONS_TILES must be 0, or 1 with PINGPONG 0, ITEM_PIPELINE 0 and CLUSTER 1"
 #endif
@@ -252,10 +243,9 @@
 #endif
 #endif
 
-/* Q tile (ITEM_PIPELINE, Q_PREFETCH: two) + STAGES x (K, V) tiles + 1024 bytes to align the first panel */
+/* Q tile (ITEM_PIPELINE: two) + STAGES x (K, V) tiles + 1024 bytes to align the first panel */
 #define WS_BLOCK_M (WS_CONSUMERS * CONS_ROWS)
-#define WS_Q_BUFS (1 + ITEM_PIPELINE + Q_PREFETCH)
-#define WS_SMEM_BYTES (1024 + 2 * (WS_Q_BUFS * WS_BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
+#define WS_SMEM_BYTES (1024 + 2 * ((1 + ITEM_PIPELINE) * WS_BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
 #if WS_SMEM_BYTES > 232448
 #error "flash_attn_fwd_ws: shared memory over the 227 KB per-block limit"
 #endif
@@ -294,7 +284,7 @@ constexpr int kON = HEAD_DIM / 64;            /* n64 pieces of O (= 64-column pa
 constexpr int kPKS = BLOCK_N / 16;            /* k-steps of P V */
 constexpr int kPanel64 = 64 * 128;            /* one 64-row panel: 8 KB */
 constexpr int kQBytes = 2 * kBlockM * HEAD_DIM;
-constexpr int kQBufs = WS_Q_BUFS; /* item n's Q is in buffer n % kQBufs */
+constexpr int kQBufs = 1 + ITEM_PIPELINE; /* item n's Q is in buffer n % kQBufs */
 constexpr int kTileBytes = 2 * BLOCK_N * HEAD_DIM; /* one K or one V tile */
 constexpr int kCluster = CLUSTER;
 constexpr int kSliceRows = BLOCK_N / kCluster; /* rows of a K / V tile one block's producer loads */
@@ -787,7 +777,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         };
 
 #if !WS_DYNAMIC_ITEMS
-        mbar_wait(&bars.q_full[n_done % kQBufs], (n_done / kQBufs) & 1);
+        mbar_wait(&bars.q_full[0], n_done & 1);
 #endif
 
 #if PINGPONG
@@ -811,7 +801,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         /* each tile: S, wait, softmax, P V, wait (PINGPONG: each product issued in turn,
          * S and P V separately, so the consumers stagger: one's softmax runs while the
          * others' products keep the tensor cores busy) */
-        if (ntiles == 0) release(&bars.q_empty[n_done % kQBufs]);
+        if (ntiles == 0) release(&bars.q_empty[0]);
 #pragma unroll 1
         for (int it = 0; it < ntiles; ++it) {
             const int stage = (g + it) % STAGES;
@@ -824,7 +814,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::wait<0>();
             s_done(s);
             release_slot(&bars.k_empty[stage]);
-            if (it + 1 == ntiles) release(&bars.q_empty[n_done % kQBufs]); /* the item's last read of Q */
+            if (it + 1 == ntiles) release(&bars.q_empty[0]); /* the item's last read of Q */
             unsigned pk[kRT][kPRegs];
             float alpha[kRT][2];
 #pragma unroll
