@@ -27,7 +27,7 @@
  * overlaps the others' tensor-core work.
  *
  * The tensor maps (kernel parameters after the params struct) describe Q, K, V
- * as 3-D tensors {D, N, B * H} with boxes of {64, 64} (Q) and {64, BLOCK_N}
+ * and O as 3-D tensors {D, N, B * H} with boxes of {64, 64} (Q, O) and {64, BLOCK_N}
  * (K, V) and the 128-byte swizzle: each box is one 64-column panel of the tile
  * layout of cuda/ptx/wgmma.cuh.  Rows past N arrive as zeros (never another
  * head's rows) and are masked like any key past Nkv.
@@ -153,6 +153,12 @@
 #ifndef CONS_TILES
 #define CONS_TILES 0
 #endif
+/* 1: a consumer writes its normalised O rows to its own shared-memory buffer and one thread stores them
+ * with TMA copies (o_map), which run on while the consumer starts its next item; 0: every thread stores
+ * its pairs of O to global memory itself */
+#ifndef STORE_O_TMA
+#define STORE_O_TMA 0
+#endif
 /* WS_TRACE = 1 (OVERLAP 1; a measuring build, never swept): the first thread of each consumer warpgroup
  * of block 0 records clock64() when it issues a loop iteration's S and P V, when the S retired and when
  * the P V retired, into the workspace after its first 16 bytes (kTraceIters iterations per consumer);
@@ -215,6 +221,9 @@
 #if CONS_TILES != 0 && (CONS_TILES != 1 || PINGPONG != 0 || ITEM_PIPELINE != 0 || CLUSTER != 1)
 #error "flash_attn_fwd_ws: CONS_TILES must be 0, or 1 with PINGPONG 0, ITEM_PIPELINE 0 and CLUSTER 1"
 #endif
+#if STORE_O_TMA != 0 && STORE_O_TMA != 1
+#error "flash_attn_fwd_ws: STORE_O_TMA must be 0 or 1"
+#endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
 #endif
@@ -243,9 +252,11 @@
 #endif
 #endif
 
-/* Q tile (ITEM_PIPELINE: two) + STAGES x (K, V) tiles + 1024 bytes to align the first panel */
+/* Q tile (ITEM_PIPELINE: two) + STAGES x (K, V) tiles (+ STORE_O_TMA: an O tile) + 1024 bytes to align
+ * the first panel */
 #define WS_BLOCK_M (WS_CONSUMERS * CONS_ROWS)
-#define WS_SMEM_BYTES (1024 + 2 * ((1 + ITEM_PIPELINE) * WS_BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
+#define WS_SMEM_BYTES \
+    (1024 + 2 * ((1 + ITEM_PIPELINE + STORE_O_TMA) * WS_BLOCK_M * HEAD_DIM + 2 * STAGES * BLOCK_N * HEAD_DIM))
 #if WS_SMEM_BYTES > 232448
 #error "flash_attn_fwd_ws: shared memory over the 227 KB per-block limit"
 #endif
@@ -291,6 +302,8 @@ constexpr int kSliceRows = BLOCK_N / kCluster; /* rows of a K / V tile one block
 using score_mods::kLog2e;
 /* named barriers 1..3: consumer c waits on 1 + c for its turn (PINGPONG) */
 [[maybe_unused]] constexpr int kTurnBarrier = 1;
+/* named barriers 4..6: consumer c's threads around its O buffer (STORE_O_TMA) */
+[[maybe_unused]] constexpr int kOBarrier = 4;
 
 #define kNegInf (__int_as_float(0xff800000))
 
@@ -366,7 +379,8 @@ extern "C" __global__ void __launch_bounds__(ws::kThreads, 1)
 flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const elem_t* __restrict__ v,
                   const __half* __restrict__ mask, const float* __restrict__ sinks, elem_t* __restrict__ o,
                   float* __restrict__ wsp, attn_params p, const __grid_constant__ ptx::tensor_map q_map,
-                  const __grid_constant__ ptx::tensor_map k_map, const __grid_constant__ ptx::tensor_map v_map) {
+                  const __grid_constant__ ptx::tensor_map k_map, const __grid_constant__ ptx::tensor_map v_map,
+                  const __grid_constant__ ptx::tensor_map o_map) {
     using namespace ws;
     (void)q;
     (void)k;
@@ -377,6 +391,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     const unsigned sQa = (smem_addr(smem_raw) + 1023u) & ~1023u;
     const unsigned sKa = sQa + kQBufs * kQBytes;
     const unsigned sVa = sKa + STAGES * kTileBytes;
+    [[maybe_unused]] const unsigned sOa = sVa + STAGES * kTileBytes; /* STORE_O_TMA: consumer c's rows from c * CONS_ROWS */
 
     const int tid = threadIdx.x;
     const int wg = tid >> 7; /* 0 producer, 1.. consumers */
@@ -769,11 +784,33 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         /* ---- epilogue of item ti: full row sums, sinks, normalize, store ---- */
         auto store_o = [&](const WorkItem& ti) {
             const float sink2 = p.has_sinks ? sinks[ti.h] * kLog2e : kNegInf;
+#if STORE_O_TMA
+            /* one 64 x 64 box per row tile and panel, as Q's; rows past Nq are not stored */
+            const unsigned o_tile = sOa + cons * CONS_ROWS * HEAD_DIM * 2;
+            if (ctid == 0) tma_store_wait_read<0>(); /* the previous item's copies have read the buffer */
+            named_bar_sync(kOBarrier + cons, 128);
+#pragma unroll
+            for (int r = 0; r < kRT; ++r)
+                stage_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], row_m[r], row_l[r], sink2, p.has_sinks,
+                                                         o_tile + r * kON * kPanel64, 16 * cwarp + lr, lc);
+            wgmma::fence_proxy_async(); /* the writes, visible to the async proxy (the copy engine) */
+            named_bar_sync(kOBarrier + cons, 128);
+            if (ctid == 0) {
+#pragma unroll
+                for (int r = 0; r < kRT; ++r)
+#pragma unroll
+                    for (int j = 0; j < kON; ++j)
+                        tma_store_3d(&o_map, o_tile + (r * kON + j) * kPanel64, 64 * j, ti.m0 + cons * CONS_ROWS + 64 * r,
+                                     ti.b * p.Hq + ti.h);
+                tma_store_commit();
+            }
+#else
             elem_t* __restrict__ og = o + ((long long)(ti.b * p.Hq + ti.h) * Nq) * HEAD_DIM;
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
                 store_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], row_m[r], row_l[r], sink2, p.has_sinks, og,
                                                          ti.m0 + crow + 64 * r + lr, Nq, lc);
+#endif
         };
 
 #if !WS_DYNAMIC_ITEMS
@@ -997,6 +1034,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         w = item_index(n_done);
 #endif
     }
+#if STORE_O_TMA
+    if (ctid == 0) tma_store_wait<0>(); /* the last O copies are done before the block's memory goes */
+#endif
 #if CLUSTER == 2
     cluster_sync(); /* no block leaves while its peer may still arrive on its barriers */
 #endif

@@ -9,27 +9,51 @@
 
 #include "cuda/attn_score_mods.cuh"
 #include "cuda/ptx/mma.cuh"
+#include "cuda/ptx/shared.cuh"
 
-template <typename Elem, int kPanels, int kHeadDim>
-__device__ __forceinline__ void store_output_rows(const float (&oacc)[kPanels][32], const float (&row_m)[2],
-                                                  const float (&row_l)[2], float sink2, bool has_sinks,
-                                                  Elem* __restrict__ og, int row0, int Nq, int lc) {
+/* The normalised rows of the tile, packed: for row lr + 8 hh where kept(hh), put(hh, j, c, pair) for
+ * panel j, n8 chunk c */
+template <typename Elem, int kPanels, int kHeadDim, typename Kept, typename Put>
+__device__ __forceinline__ void output_rows(const float (&oacc)[kPanels][32], const float (&row_m)[2],
+                                            const float (&row_l)[2], float sink2, bool has_sinks, Kept kept, Put put) {
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh) {
         float l = row_l[hh];
         l += __shfl_xor_sync(0xffffffffu, l, 1);
         l += __shfl_xor_sync(0xffffffffu, l, 2);
         const float inv = score_mods::row_normalizer(l, row_m[hh], sink2, has_sinks);
-        const int gr = row0 + 8 * hh;
-        if (gr < Nq) {
-            Elem* __restrict__ orow = og + (long long)gr * kHeadDim + lc;
+        if (!kept(hh)) continue;
 #pragma unroll
-            for (int j = 0; j < kPanels; ++j)
+        for (int j = 0; j < kPanels; ++j)
 #pragma unroll
-                for (int c = 0; c < 8; ++c)
-                    if (64 * j + 8 * c < kHeadDim)
-                        *reinterpret_cast<unsigned*>(orow + 64 * j + 8 * c) =
-                            ptx::pack2<Elem>(oacc[j][4 * c + 2 * hh] * inv, oacc[j][4 * c + 2 * hh + 1] * inv);
-        }
+            for (int c = 0; c < 8; ++c)
+                if (64 * j + 8 * c < kHeadDim)
+                    put(hh, j, c, ptx::pack2<Elem>(oacc[j][4 * c + 2 * hh] * inv, oacc[j][4 * c + 2 * hh + 1] * inv));
     }
+}
+
+/* ... stored to O in global memory (og: the head's rows), this thread's rows row0 and row0 + 8 */
+template <typename Elem, int kPanels, int kHeadDim>
+__device__ __forceinline__ void store_output_rows(const float (&oacc)[kPanels][32], const float (&row_m)[2],
+                                                  const float (&row_l)[2], float sink2, bool has_sinks,
+                                                  Elem* __restrict__ og, int row0, int Nq, int lc) {
+    output_rows<Elem, kPanels, kHeadDim>(
+        oacc, row_m, row_l, sink2, has_sinks, [&](int hh) { return row0 + 8 * hh < Nq; },
+        [&](int hh, int j, int c, unsigned v) {
+            *reinterpret_cast<unsigned*>(og + (long long)(row0 + 8 * hh) * kHeadDim + 64 * j + 8 * c + lc) = v;
+        });
+}
+
+/* ... written to shared memory as 64-column panels of 64 rows with the 128-byte swizzle (a TMA store's
+ * box; panel j at tile + 8 KB j, tile 1024-byte aligned), this thread's rows row0 and row0 + 8 of them */
+template <typename Elem, int kPanels, int kHeadDim>
+__device__ __forceinline__ void stage_output_rows(const float (&oacc)[kPanels][32], const float (&row_m)[2],
+                                                  const float (&row_l)[2], float sink2, bool has_sinks, unsigned tile,
+                                                  int row0, int lc) {
+    output_rows<Elem, kPanels, kHeadDim>(
+        oacc, row_m, row_l, sink2, has_sinks, [](int) { return true; },
+        [&](int hh, int j, int c, unsigned v) {
+            const int r = row0 + 8 * hh; /* its 16-byte chunk c moves to c ^ (r % 8) */
+            ptx::st_shared_u32(tile + j * 64 * 128 + r * 128 + ((c ^ (r & 7)) << 4) + 2 * lc, v);
+        });
 }

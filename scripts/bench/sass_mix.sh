@@ -28,5 +28,6 @@ nvdisasm="${NVDISASM:-$(command -v nvdisasm || echo /usr/local/cuda/bin/nvdisasm
 nvcc -arch=sm_90a -cubin -o "$prefix.cubin" -I"$root/kernels" "$@" "$src" -Xptxas -v > "$prefix.ptxas" 2>&1 ||
   { cat "$prefix.ptxas"; exit 1; }
 "$nvdisasm" -c "$prefix.cubin" | sed -E 's@/\*[0-9a-f]{4,}\*/@@; s@ +/\* 0x[0-9a-f]+ \*/@@' | grep -v '^\s*$' > "$prefix.sass"
-grep -oE '^\s+[A-Z][A-Z0-9_.]+' "$prefix.sass" | awk '{ print $1 }' | sort | uniq -c | sort -k2 > "$prefix.mix"
+# the opcode, after the guard predicate if any (@P0, @!UP1, ...)
+grep -oE '^\s+(@!?U?P[T0-9]+\s+)?[A-Z][A-Z0-9_.]+' "$prefix.sass" | awk '{ print $NF }' | sort | uniq -c | sort -k2 > "$prefix.mix"
 grep -E 'registers|spill|C75' "$prefix.ptxas" || true

@@ -24,7 +24,8 @@ std::string trace_spec(const test::TempDir& dir, const std::string& name, const 
 TEST(WsTrace, TheTracedBuildCompilesWithAndWithoutTheItemPipelineWithoutSpilling) {
   test::TempDir dir;
   // the two builds NOTES.md section 4 traced: overlap, persistent, with and without the pipeline across items
-  const std::string settings = "OVERLAP=1,PINGPONG=0,PERSISTENT=1,ITEM_PIPELINE=";
+  // (with O stored by TMA, which every persistent configuration with room for it takes since)
+  const std::string settings = "OVERLAP=1,PINGPONG=0,PERSISTENT=1,STORE_O_TMA=1,ITEM_PIPELINE=";
   const auto r =
       test::run_cli({"compile", trace_spec(dir, "ip0.json", settings + "0"), trace_spec(dir, "ip1.json", settings + "1"),
                      "-s", "fp16-d64-n1024", "--arch", "sm_90a", "--json", "-j", "2"});

@@ -110,28 +110,35 @@ TEST(LaunchPlan, TheWarpSpecializedKernelsClusterLaunchIsAnEvenGridWithHalfTileK
   const Operation& op = find_operation(spec.operation);
   // fp16-d128-n1024-causal: B = 4, Hq = 16, Nq = 1024 -> 8 row blocks of 128 rows
   const Bindings vars = with_compute_units(op.variables(spec.shape("fp16-d128-n1024-causal").fields), 132);
-  Config c{{"WS_CONSUMERS", 2}, {"CONS_ROWS", 64}, {"BLOCK_N", 128},     {"STAGES", 2},    {"REG_SPLIT", 1},
-           {"OVERLAP", 1},      {"PINGPONG", 1},   {"PERSISTENT", 0},    {"CLUSTER", 2},   {"EXP_POLY", 0},
-           {"RESCALE_SKIP", 0}, {"LATE_PACK", 0},  {"ITEM_PIPELINE", 0}, {"CONS_TILES", 0}};
+  Config c{{"WS_CONSUMERS", 2}, {"CONS_ROWS", 64}, {"BLOCK_N", 128},     {"STAGES", 2},     {"REG_SPLIT", 1},
+           {"OVERLAP", 1},      {"PINGPONG", 1},   {"PERSISTENT", 0},    {"CLUSTER", 2},    {"EXP_POLY", 0},
+           {"RESCALE_SKIP", 0}, {"LATE_PACK", 0},  {"ITEM_PIPELINE", 0}, {"CONS_TILES", 0}, {"STORE_O_TMA", 0}};
   LaunchPlan p = plan_launches(k, c, vars);
   EXPECT_EQ(p.launches[0].cluster, (Dims{2, 1, 1}));
   EXPECT_EQ(p.launches[0].grid[0] % 2, 0u);
   EXPECT_EQ(p.tensor_maps[1].box, (std::vector<std::uint32_t>{64, 64, 1}));  // K: half of BLOCK_N's rows
   EXPECT_EQ(p.tensor_maps[0].box, (std::vector<std::uint32_t>{64, 64, 1}));  // Q: unchanged
-  // persistent: one cluster per two compute units at most, in one grid dimension
-  c[8].second = 2;  // CLUSTER
-  c[7].second = 1;  // PERSISTENT
+  EXPECT_EQ(p.tensor_maps[3].box, (std::vector<std::uint32_t>{64, 64, 1}));  // O: as Q
+  // persistent: one cluster per two compute units at most, in one grid dimension (STORE_O_TMA is 1 in every
+  // persistent configuration with room for the O tile)
+  c[8].second = 2;   // CLUSTER
+  c[7].second = 1;   // PERSISTENT
+  c[14].second = 1;  // STORE_O_TMA
   p = plan_launches(k, c, vars);
   EXPECT_EQ(p.launches[0].grid, (Dims{132, 1, 1}));
   p = plan_launches(k, c, with_compute_units(op.variables(spec.shape("fp16-d128-n1024-causal").fields), 33));
   EXPECT_EQ(p.launches[0].grid, (Dims{32, 1, 1}));
-  // ITEM_PIPELINE: a second Q buffer of 128 rows x 128 columns x 2 bytes
+  // ITEM_PIPELINE: a second Q buffer of 128 rows x 128 columns x 2 bytes; STORE_O_TMA: an O tile as large
   c[8].second = 1;  // CLUSTER
   c[5].second = 1;  // OVERLAP
   c[6].second = 0;  // PINGPONG
-  const auto one_q = plan_launches(k, c, vars).launches[0].dynamic_shared_bytes;
+  const auto with_o = plan_launches(k, c, vars).launches[0].dynamic_shared_bytes;
   c[12].second = 1;  // ITEM_PIPELINE
-  EXPECT_EQ(plan_launches(k, c, vars).launches[0].dynamic_shared_bytes, one_q + 2 * 128 * 128);
+  EXPECT_EQ(plan_launches(k, c, vars).launches[0].dynamic_shared_bytes, with_o + 2 * 128 * 128);
+  c[12].second = 0;  // ITEM_PIPELINE
+  c[7].second = 0;   // PERSISTENT
+  c[14].second = 0;  // STORE_O_TMA
+  EXPECT_EQ(plan_launches(k, c, vars).launches[0].dynamic_shared_bytes, with_o - 2 * 128 * 128);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 /* Tensor memory accelerator (sm_90): bulk tensor copies global -> shared
- * described by a tensor map, completing as transaction bytes on an mbarrier.
+ * described by a tensor map, completing as transaction bytes on an mbarrier,
+ * and shared -> global, completing in bulk groups.
  *
  * The tensor map (CUtensorMap, 128 bytes) is encoded on the
  * host by cuTensorMapEncodeTiled (tuner/backend/cuda/tensor_map.*) and passed
@@ -28,6 +29,29 @@ __device__ __forceinline__ void tma_load_3d(unsigned dst, const tensor_map* map,
         "[%5];\n" ::"r"(dst),
         "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(smem_addr(bar))
         : "memory");
+}
+
+/* The box at coordinates (c0 innermost, c1, c2) from shared memory at the shared
+ * address src to global memory (rows outside the tensor are not written), in the
+ * thread's current bulk group.  The shared-memory writes it reads must be made
+ * visible to the copy engine first (fence.proxy.async.shared::cta). */
+__device__ __forceinline__ void tma_store_3d(const tensor_map* map, unsigned src, int c0, int c1, int c2) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                     reinterpret_cast<unsigned long long>(map)),
+                 "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+/* closes the thread's current bulk group of stores */
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* waits until at most kPending of the thread's bulk groups still read their shared memory */
+template <int kPending>
+__device__ __forceinline__ void tma_store_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+/* waits until at most kPending of the thread's bulk groups are still writing */
+template <int kPending>
+__device__ __forceinline__ void tma_store_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
 /* fetches the tensor map into the copy engine's cache ahead of the first copy */
