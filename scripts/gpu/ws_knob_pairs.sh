@@ -46,6 +46,7 @@ families = {
 kernels = {"prefill_ws": None}
 for name, (family, override, shapes) in families.items():
     params = {k: [v] for k, v in default.items()}
+    params["STORE_O_TMA"] = [0, 1]  # the spec's constraints keep one per configuration (1 where persistent fits it)
     params.update(json.loads(override) if override else family)
     params[knob] = [off, on]
     first = {k: v[0] for k, v in params.items()}  # the baseline: every parameter's first value, KNOB = OFF
