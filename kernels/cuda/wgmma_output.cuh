@@ -45,7 +45,8 @@ __device__ __forceinline__ void store_output_rows(const float (&oacc)[kPanels][3
 }
 
 /* ... written to shared memory as 64-column panels of 64 rows with the 128-byte swizzle (a TMA store's
- * box; panel j at tile + 8 KB j, tile 1024-byte aligned), this thread's rows row0 and row0 + 8 of them */
+ * box; panel j at tile + 8 KB j, tile 1024-byte aligned), this thread's rows row0 and row0 + 8 of them.
+ * kHeadDim a multiple of 64: a box stores whole panels. */
 template <typename Elem, int kPanels, int kHeadDim>
 __device__ __forceinline__ void stage_output_rows(const float (&oacc)[kPanels][32], const float (&row_m)[2],
                                                   const float (&row_l)[2], float sink2, bool has_sinks, unsigned tile,
