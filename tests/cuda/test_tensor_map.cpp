@@ -57,7 +57,7 @@ std::string failure(const TensorMapDescription& d, std::uint64_t address = 0x100
 TEST(TensorMap, TheWarpSpecializedSpecDescribesKAsAPackedThreeDimensionalTensorWithAPanelBox) {
   // B = 2, Hkv = 4, Nkv = 1500, D = 128, fp16; FA3 preset: BLOCK_N = 128
   const Planned p = plan_ws("fp16-d128-gqa4-mask-alibi-sinks", "FA3");
-  ASSERT_EQ(p.plan.tensor_maps.size(), 3u);
+  ASSERT_EQ(p.plan.tensor_maps.size(), 4u);  // Q, K, V and O (STORE_O_TMA stores through it)
   const TensorMapDescription k = describe_tensor_map(p.plan.tensor_maps[1], 1, p.fields);
   EXPECT_EQ(k.name, "tensor_maps[1] (k)");
   EXPECT_EQ(k.element, TensorElement::f16);
@@ -83,6 +83,13 @@ TEST(TensorMap, TheWarpSpecializedSpecDescribesKAsAPackedThreeDimensionalTensorW
   EXPECT_EQ(e.swizzle, 3u);  // CU_TENSOR_MAP_SWIZZLE_128B
   EXPECT_EQ(e.interleave, 0u);
   EXPECT_EQ(e.oob_fill, 0u);  // rows past Nkv arrive as zeros
+
+  // O: B = 2, Hq = 16, Nq = 1000; the query heads' rows, a 64 x 64 box as Q's
+  const TensorMapDescription o = describe_tensor_map(p.plan.tensor_maps[3], 3, p.fields);
+  EXPECT_EQ(o.name, "tensor_maps[3] (o)");
+  EXPECT_EQ(o.dims, (std::vector<std::uint64_t>{128, 1000, 32}));
+  EXPECT_EQ(o.strides, (std::vector<std::uint64_t>{256, 1000 * 256}));
+  EXPECT_EQ(o.box, (std::vector<std::uint32_t>{64, 64, 1}));
 }
 
 TEST(TensorMap, TheBoxFollowsTheConfigurationAndQUsesQueryHeads) {
