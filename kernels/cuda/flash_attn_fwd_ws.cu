@@ -159,12 +159,6 @@
 #ifndef STORE_O_TMA
 #define STORE_O_TMA 0
 #endif
-/* 1: each wgmma's shared-memory descriptor is a per-tile base descriptor plus the operand's offset
- * (wgmma::desc_sw128_at: one add); 0: built from the operand's address each time (four integer
- * instructions per wgmma, which the consumers issue beside their softmax) */
-#ifndef DESC_INCR
-#define DESC_INCR 0
-#endif
 /* WS_TRACE = 1 (OVERLAP 1; a measuring build, never swept): the first thread of each consumer warpgroup
  * of block 0 records clock64() when it issues a loop iteration's S and P V, when the S retired and when
  * the P V retired, into the workspace after its first 16 bytes (kTraceIters iterations per consumer);
@@ -573,28 +567,16 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
      * the K / V copies and P V's reads of V share: NOTES.md section 4, "S in one instruction") */
     auto issue_s = [&](int stage, float (&s)[kRT][kSAcc], unsigned q_st) {
         const unsigned k_st = sKa + stage * kTileBytes;
-#if DESC_INCR
-        /* this consumer's Q rows, from lane 0: a value ptxas can prove warp-uniform (cons is not), so the
-         * descriptors stay in uniform registers */
-        const unsigned q_lo = __shfl_sync(0xffffffffu, wgmma::desc_sw128_lo(q_st + cons * kRT * kON * kPanel64), 0);
-        const unsigned k_lo = wgmma::desc_sw128_lo(k_st);
-#endif
         wgmma::fence();
 #pragma unroll
         for (int ks = 0; ks < kKS; ++ks) {
             const unsigned k_off = (ks >> 2) * BLOCK_N * 128 + (ks & 3) * 32;
 #pragma unroll
             for (int r = 0; r < kRT; ++r) {
-#if DESC_INCR
-                const unsigned long long ad = wgmma::desc_sw128_at(q_lo, (r * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
-                const unsigned long long bd = wgmma::desc_sw128_at(k_lo, k_off);
-#else
                 const int rt = cons * kRT + r; /* Q row tile of the block */
                 const unsigned long long ad =
                     wgmma::desc_sw128(q_st + (rt * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
-                const unsigned long long bd = wgmma::desc_sw128(k_st + k_off);
-#endif
-                wgmma::mma_ss_n<BLOCK_N>(s[r], ad, bd, ks > 0);
+                wgmma::mma_ss_n<BLOCK_N>(s[r], ad, wgmma::desc_sw128(k_st + k_off), ks > 0);
             }
         }
         wgmma::commit();
@@ -782,9 +764,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         /* O += P V of the tile in `stage`: issued and committed */
         auto issue_pv = [&](int stage, const unsigned (&pk)[kRT][kPRegs]) {
             const unsigned v_st = sVa + stage * kTileBytes;
-#if DESC_INCR
-            const unsigned v_lo = wgmma::desc_sw128_lo(v_st);
-#endif
             hold_o();
             wgmma::fence();
 #pragma unroll
@@ -794,14 +773,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                     /* keys 16 kk .. 16 kk + 15: n8 chunks 2 kk and 2 kk + 1 of S */
                     const unsigned a[4] = {pk[r][4 * kk], pk[r][4 * kk + 1], pk[r][4 * kk + 2], pk[r][4 * kk + 3]};
 #pragma unroll
-                    for (int j = 0; j < kON; ++j) {
-                        const unsigned v_off = j * BLOCK_N * 128 + kk * 16 * 128;
-#if DESC_INCR
-                        wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128_at(v_lo, v_off), 1);
-#else
-                        wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + v_off), 1);
-#endif
-                    }
+                    for (int j = 0; j < kON; ++j)
+                        wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128),
+                                         1);
                 }
             }
             wgmma::commit();

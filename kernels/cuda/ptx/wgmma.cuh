@@ -42,15 +42,6 @@ __device__ __forceinline__ unsigned long long desc_sw128(unsigned saddr) {
     return (unsigned long long)((saddr & 0x3FFFFu) >> 4) | (64ull << 16) | (64ull << 32) | (1ull << 62);
 }
 
-/* The same descriptor in two halves, for operands at constant offsets from one base: the low word of
- * desc_sw128(base), then desc_sw128(base + offset) as that word plus offset / 16 (offset a multiple of
- * 16). Shared addresses stay below 2^18, so the sum never carries out of the address field, and the
- * high word is a constant: one 32-bit add per wgmma instead of an add, a mask, a shift and an or. */
-__device__ __forceinline__ unsigned desc_sw128_lo(unsigned saddr) { return ((saddr & 0x3FFFFu) >> 4) | (64u << 16); }
-__device__ __forceinline__ unsigned long long desc_sw128_at(unsigned base_lo, unsigned offset) {
-    return (unsigned long long)(base_lo + (offset >> 4)) | (64ull << 32) | (1ull << 62);
-}
-
 /* Order earlier register writes (accumulators, A fragments) before the next wgmma. */
 __device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
