@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Nsight Compute on a leaderboard's winner and cuDNN's SDPA kernel, side by side: the same shape, the
+# same tensors, one process (scripts/compare/attention_peers.py with one repetition of two samples, run
+# under ncu). Each attention kernel is profiled a few times (its correctness call and its samples), with
+# the sections that explain a gap: the busiest pipe's share of the elapsed cycles (SpeedOfLight,
+# ComputeWorkloadAnalysis), instructions per cycle and cycles per issued instruction (WarpStateStats),
+# occupancy and the launch (registers, shared memory, grid).
+#
+#   OUT=DIR bash scripts/gpu/ncu_peers.sh LEADERBOARD SHAPE [SHAPE ...]   ->  $OUT/ncu_peers/SHAPE.log
+#
+# The kernels are picked by name: attn-tune's entry point (flash_attn_fwd*) and cuDNN's (its names hold
+# "sdpa" or "fmha"); the L2 flushes and the float64 reference of the harness are not profiled.
+set -uo pipefail
+board="${1:?usage: ncu_peers.sh LEADERBOARD SHAPE [SHAPE ...]}"
+shift
+[ $# -ge 1 ] || { echo "usage: ncu_peers.sh LEADERBOARD SHAPE [SHAPE ...]"; exit 2; }
+board="$(cd "$(dirname "$board")" && pwd)/$(basename "$board")"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+gpu_begin ncu_peers
+export PATH="$PATH:/usr/local/cuda/bin"
+command -v ncu > /dev/null || { echo "ncu: not installed"; exit 1; }
+gpu_host_info > "$out/host.txt"
+for shape in "$@"; do
+  run_step "$shape" 0 ncu --target-processes all -k 'regex:flash_attn_fwd|sdpa|fmha' -c 8 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
+    --section LaunchStats \
+    python3 scripts/compare/attention_peers.py --leaderboard "$board" --shape "$shape" --peers cudnn \
+    --reps 1 --samples 2 --warmup 0 --warmup-time 0 --attn-tune "$ATTN_TUNE" --out "$out/peers-$shape"
+done
+echo "failures: $failures"
+[ "$failures" = 0 ]
