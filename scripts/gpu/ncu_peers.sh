@@ -8,6 +8,9 @@
 #
 #   OUT=DIR bash scripts/gpu/ncu_peers.sh LEADERBOARD SHAPE [SHAPE ...]   ->  $OUT/ncu_peers/SHAPE.log
 #
+# and SHAPE.md, the kernels side by side (scripts/bench/ncu_compare.py: cycles, the busiest pipe, IPC,
+# instructions, each against the first kernel's).
+#
 # The kernels are picked by name: attn-tune's entry point (flash_attn_fwd*) and cuDNN's (its names hold
 # "sdpa" or "fmha"); the L2 flushes and the float64 reference of the harness are not profiled.
 set -uo pipefail
@@ -26,6 +29,7 @@ for shape in "$@"; do
     --section LaunchStats \
     python3 scripts/compare/attention_peers.py --leaderboard "$board" --shape "$shape" --peers cudnn \
     --reps 1 --samples 2 --warmup 0 --warmup-time 0 --attn-tune "$ATTN_TUNE" --out "$out/peers-$shape"
+  python3 scripts/bench/ncu_compare.py "$out/$shape.log" > "$out/$shape.md" || failures=$((failures + 1))
 done
 echo "failures: $failures"
 [ "$failures" = 0 ]
