@@ -11,6 +11,11 @@
 #                             then gpu_attn_tune with its output in $out/setup.log; when the build
 #                             fails, prints the log's tail and exits 1
 #   gpu_host_info             prints the commit, attn-tune --version and nvidia-smi -L
+#   gpu_ncu                   puts the CUDA toolkit's bin (where the GPU machines have Nsight Compute) on
+#                             PATH; when ncu is still not found, says so and exits 1
+#   NCU_SECTIONS              the ncu options of the sections the ncu scripts report: the busiest pipe's
+#                             share (SpeedOfLight, ComputeWorkloadAnalysis), IPC and issue stalls
+#                             (WarpStateStats), occupancy and the launch (Occupancy, LaunchStats)
 #   run_step NAME EXPECTED_RC COMMAND...
 #                             runs COMMAND with its output in $out/NAME.log, the command in
 #                             NAME.cmd (shell-quoted) and its exit code in NAME.rc; prints
@@ -48,6 +53,14 @@ gpu_host_info() {
   "$ATTN_TUNE" --version
   nvidia-smi -L 2>/dev/null
 }
+
+gpu_ncu() {
+  export PATH="$PATH:/usr/local/cuda/bin"
+  command -v ncu > /dev/null || { echo "ncu: not installed"; exit 1; }
+}
+# sections only: metric names differ between Nsight Compute versions
+NCU_SECTIONS=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy
+  --section LaunchStats)
 
 run_step() {
   local name=$1 expected=$2

@@ -20,13 +20,10 @@ shift
 board="$(cd "$(dirname "$board")" && pwd)/$(basename "$board")"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin ncu_peers
-export PATH="$PATH:/usr/local/cuda/bin"
-command -v ncu > /dev/null || { echo "ncu: not installed"; exit 1; }
+gpu_ncu
 gpu_host_info > "$out/host.txt"
 for shape in "$@"; do
-  run_step "$shape" 0 ncu --target-processes all -k 'regex:flash_attn_fwd|sdpa|fmha' -c 8 \
-    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
-    --section LaunchStats \
+  run_step "$shape" 0 ncu --target-processes all -k 'regex:flash_attn_fwd|sdpa|fmha' -c 8 "${NCU_SECTIONS[@]}" \
     python3 scripts/compare/attention_peers.py --leaderboard "$board" --shape "$shape" --peers cudnn \
     --reps 1 --samples 2 --warmup 0 --warmup-time 0 --attn-tune "$ATTN_TUNE" --out "$out/peers-$shape"
   python3 scripts/bench/ncu_compare.py "$out/$shape.log" > "$out/$shape.md" || failures=$((failures + 1))

@@ -17,15 +17,13 @@ shift
 [ $# -ge 1 ] || { echo "usage: ncu_prefill_ws.sh SHAPE NAME=CONFIG ..."; exit 2; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin ncu
-export PATH="$PATH:/usr/local/cuda/bin"
-command -v ncu > /dev/null || { echo "ncu: not installed"; exit 1; }
+gpu_ncu
 gpu_host_info > "$out/host.txt"
 for item in "$@"; do
   name="${item%%=*}"
   config="${item#*=}"
-  run_step "$name" 0 ncu --target-processes all -k regex:flash_attn_fwd_ws -c 1 --section SpeedOfLight \
-    --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis \
-    "$ATTN_TUNE" bench configs/flash_attn_fwd_ws.json -k prefill_ws --set "$config" --shape "$shape" --device cuda:0 \
+  run_step "$name" 0 ncu --target-processes all -k regex:flash_attn_fwd_ws -c 1 "${NCU_SECTIONS[@]}" \
+    --section MemoryWorkloadAnalysis "$ATTN_TUNE" bench configs/flash_attn_fwd_ws.json -k prefill_ws --set "$config" --shape "$shape" --device cuda:0 \
     --min-samples 1 --max-samples 1
   if [ "${PC_SAMPLING:-0}" = 1 ]; then
     bench=("$ATTN_TUNE" bench configs/flash_attn_fwd_ws.json -k prefill_ws --set "$config" --shape "$shape"
