@@ -17,6 +17,7 @@ set -uo pipefail
 board="${1:?usage: ncu_peers.sh LEADERBOARD SHAPE [SHAPE ...]}"
 shift
 [ $# -ge 1 ] || { echo "usage: ncu_peers.sh LEADERBOARD SHAPE [SHAPE ...]"; exit 2; }
+[ -f "$board" ] || { echo "ncu_peers: no leaderboard at '$board'"; exit 2; }
 board="$(cd "$(dirname "$board")" && pwd)/$(basename "$board")"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin ncu_peers
