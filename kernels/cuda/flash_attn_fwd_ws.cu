@@ -159,14 +159,6 @@
 #ifndef STORE_O_TMA
 #define STORE_O_TMA 0
 #endif
-/* Q_REGS quarters of Q's columns held in registers: the first Q_REGS * HEAD_DIM / 64 k-steps (16 columns
- * each) of S = Q K^T take Q as the register operand (wgmma RS).  Each consumer loads those A fragments of
- * its rows (ldmatrix) once per item and holds them (Q_REGS * HEAD_DIM / 16 registers per m64 row tile),
- * so those products read only K from shared memory: 64 bytes per tensor-core cycle instead of 96
- * (NOTES.md section 4, "Q in registers").  The other k-steps read Q from shared memory. */
-#ifndef Q_REGS
-#define Q_REGS 0
-#endif
 /* WS_TRACE = 1 (OVERLAP 1; a measuring build, never swept): the first thread of each consumer warpgroup
  * of block 0 records clock64() when it issues a loop iteration's S and P V, when the S retired and when
  * the P V retired, into the workspace after its first 16 bytes (kTraceIters iterations per consumer);
@@ -232,9 +224,6 @@
 #if STORE_O_TMA != 0 && STORE_O_TMA != 1
 #error "flash_attn_fwd_ws: STORE_O_TMA must be 0 or 1"
 #endif
-#if Q_REGS < 0 || Q_REGS > 4 || (Q_REGS > 0 && (ITEM_PIPELINE != 0 || (BLOCK_N != 64 && BLOCK_N != 128)))
-#error "flash_attn_fwd_ws: Q_REGS must be 0, or 1 .. 4 with ITEM_PIPELINE 0 and BLOCK_N 64 or 128"
-#endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
 #endif
@@ -279,7 +268,6 @@ typedef __nv_bfloat16 elem_t;
 #define WGMMA_AB "bf16"
 #endif
 #include "cuda/ptx/cluster.cuh"
-#include "cuda/ptx/ldmatrix.cuh"
 #include "cuda/ptx/math.cuh"
 #include "cuda/ptx/mbarrier.cuh"
 #include "cuda/ptx/mma.cuh"
@@ -560,25 +548,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     /* 0 at run time, unknown to the compiler: the P carried across iterations is
      * XOR-ed with it so ptxas sees an in-loop definition (NOTES.md section 3) */
     [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
-#if Q_REGS
-    /* Q_REGS: the A fragments of this warp's 16 rows of each row tile, per k-step: (rows 0-7 | 8-15) x
-     * (k lo | k hi), as ldmatrix x4 gives them when lanes 0-15 address rows 0-15 at the k-step's low
-     * 16-byte chunk and lanes 16-31 at its high one, in the 128-byte-swizzled panels TMA wrote */
-    constexpr int kQRegKS = Q_REGS * HEAD_DIM / 64; /* k-steps whose Q fragments are held */
-    unsigned qf[kRT][kQRegKS][4];
-    auto load_q = [&](unsigned q_st) {
-        const int row = 16 * cwarp + (lane & 15); /* within the m64 row tile */
-#pragma unroll
-        for (int r = 0; r < kRT; ++r)
-#pragma unroll
-            for (int ks = 0; ks < kQRegKS; ++ks) {
-                const int chunk = 2 * ks + (lane >> 4); /* 16-byte chunk of the row */
-                const unsigned addr = q_st + ((cons * kRT + r) * kON + (chunk >> 3)) * kPanel64 + row * 128 +
-                                      (((chunk & 7) ^ (row & 7)) << 4);
-                ldsm_x4(addr, qf[r][ks]);
-            }
-    };
-#endif
 #if WS_TRACE
     /* 3 clocks per loop iteration: issue, S retired, P V retired (kTraceIters iterations) */
     constexpr int kTraceIters = 2048;
@@ -596,7 +565,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     /* (one m64n{BLOCK_N}k16 per k-step and row tile: BLOCK_N / 64 n64 pieces would each read Q from
      * shared memory again, and with both operands there they ask for all the bandwidth it has, which
      * the K / V copies and P V's reads of V share: NOTES.md section 4, "S in one instruction") */
-    auto issue_s = [&](int stage, float (&s)[kRT][kSAcc], [[maybe_unused]] unsigned q_st) {
+    auto issue_s = [&](int stage, float (&s)[kRT][kSAcc], unsigned q_st) {
         const unsigned k_st = sKa + stage * kTileBytes;
         wgmma::fence();
 #pragma unroll
@@ -604,13 +573,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             const unsigned k_off = (ks >> 2) * BLOCK_N * 128 + (ks & 3) * 32;
 #pragma unroll
             for (int r = 0; r < kRT; ++r) {
-#if Q_REGS
-                if (ks < kQRegKS) {
-                    /* (the index stays in bounds in the k-steps this branch never takes) */
-                    wgmma::mma_rs_n<BLOCK_N>(s[r], qf[r][ks < kQRegKS ? ks : 0], wgmma::desc_sw128(k_st + k_off), ks > 0);
-                    continue;
-                }
-#endif
                 const int rt = cons * kRT + r; /* Q row tile of the block */
                 const unsigned long long ad =
                     wgmma::desc_sw128(q_st + (rt * kON + (ks >> 2)) * kPanel64 + (ks & 3) * 32);
@@ -620,19 +582,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         wgmma::commit();
     };
 
-    /* after S's wait: pin its accumulators (Q_REGS: and give Q's fragments an in-loop definition, or
-     * ptxas may hand their registers to P inside the loop: NOTES.md section 3, "register-A operands") */
     auto s_done = [&](float (&s)[kRT][kSAcc]) {
 #pragma unroll
         for (int r = 0; r < kRT; ++r) wgmma::hold(s[r]);
-#if Q_REGS
-#pragma unroll
-        for (int r = 0; r < kRT; ++r)
-#pragma unroll
-            for (int ks = 0; ks < kQRegKS; ++ks)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) qf[r][ks][e] ^= opaque0;
-#endif
     };
 
     /* the warp is done reading Q (its wgmma retired): one arrival per warp */
@@ -863,9 +815,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 
 #if !WS_DYNAMIC_ITEMS
         mbar_wait(&bars.q_full[0], n_done & 1);
-#endif
-#if Q_REGS
-        load_q(q_st);
 #endif
 
 #if PINGPONG
