@@ -9,6 +9,11 @@ WarpStateStats, Occupancy and LaunchStats (scripts/gpu/ncu_peers.sh writes it). 
 derived, as elapsed cycles x executed IPC (elapsed), per SM; each "/ first" row divides a kernel's
 value by the first kernel's. A kernel profiled again later in the report (the same name) is left out:
 its repeats differ by noise only.
+
+Where the report also holds ncu's stall metrics (ncu_peers.sh with NCU_STALLS=1), one row per stall
+reason follows: the warps stalled for it per issued instruction, the reasons in the order of the first
+kernel's values, those under 0.05 for every kernel left out. Per issued instruction: a kernel that issues
+fewer instructions waits less in all for the same value.
 """
 import argparse
 import re
@@ -18,6 +23,7 @@ KERNEL = re.compile(r"^  (\S+) \((\d+), (\d+), (\d+)\)x\((\d+), (\d+), (\d+)\), 
 # "    Elapsed Cycles                cycle      419,529" or, without a unit, "    Grid Size      132"
 METRIC = re.compile(r"^    (\S.*?)\s{2,}(?:(\S+)\s+)?([\d,]+(?:\.\d+)?)\s*$")
 BUSIEST = re.compile(r"(\w+) is the highest-utilized pipeline \(([\d.]+)%\)")
+STALL = re.compile(r"^smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
 
 
 def number(text):
@@ -78,6 +84,14 @@ def dims(d):
     return "x".join(str(x) for x in d)
 
 
+def stall_rows(kernels, fmt):
+    """[(label, cells)] of the stall reasons any kernel reports, the first kernel's largest first"""
+    names = sorted({m for k in kernels for m in k["metrics"] if STALL.match(m)},
+                   key=lambda m: -(value(kernels[0], m) or 0.0))
+    return [(f"stall: {STALL.match(m).group(1)} (warps per issued instruction)", [fmt(value(k, m)) for k in kernels])
+            for m in names if max(value(k, m) or 0.0 for k in kernels) >= 0.05]
+
+
 def table(kernels):
     def fmt(v, digits=2):
         if v is None:
@@ -111,6 +125,7 @@ def table(kernels):
         ("instructions per SM (cycles x IPC)", [fmt(instructions(k)) for k in kernels]),
         ("instructions / first", ratio(instructions)),
     ]
+    rows += stall_rows(kernels, fmt)
     labels = [chr(ord("A") + i) for i in range(len(kernels))]
     out = [f"- {label}: `{k['name']}`" for label, k in zip(labels, kernels)]
     out += ["", "| | " + " | ".join(labels) + " |", "| --- |" + " ---: |" * len(kernels)]

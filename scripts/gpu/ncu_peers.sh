@@ -9,7 +9,8 @@
 #   OUT=DIR bash scripts/gpu/ncu_peers.sh LEADERBOARD SHAPE [SHAPE ...]   ->  $OUT/ncu_peers/SHAPE.log
 #
 # and SHAPE.md, the kernels side by side (scripts/bench/ncu_compare.py: cycles, the busiest pipe, IPC,
-# instructions, each against the first kernel's).
+# instructions, each against the first kernel's). NCU_STALLS=1 adds why the warps wait: each stall
+# reason's warps per issued instruction (ncu's smsp__average_warps_issue_stalled_*_per_issue_active).
 #
 # The kernels are picked by name: attn-tune's entry point (flash_attn_fwd*) and cuDNN's (its names hold
 # "sdpa" or "fmha"); the L2 flushes and the float64 reference of the harness are not profiled.
@@ -23,8 +24,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin ncu_peers
 gpu_ncu
 gpu_host_info > "$out/host.txt"
+stalls=()
+[ "${NCU_STALLS:-0}" = 1 ] && stalls=(--metrics 'regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$')
 for shape in "$@"; do
-  run_step "$shape" 0 ncu --target-processes all -k 'regex:flash_attn_fwd|sdpa|fmha' -c 8 "${NCU_SECTIONS[@]}" \
+  run_step "$shape" 0 ncu --target-processes all -k 'regex:flash_attn_fwd|sdpa|fmha' -c 8 "${NCU_SECTIONS[@]}" "${stalls[@]}" \
     python3 scripts/compare/attention_peers.py --leaderboard "$board" --shape "$shape" --peers cudnn \
     --reps 1 --samples 2 --warmup 0 --warmup-time 0 --attn-tune "$ATTN_TUNE" --out "$out/peers-$shape"
   python3 scripts/bench/ncu_compare.py "$out/$shape.log" > "$out/$shape.md" || failures=$((failures + 1))

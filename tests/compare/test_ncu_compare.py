@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT / "scripts" / "bench"))
 import ncu_compare  # noqa: E402
 
 PEERS = ROOT / "results" / "h200" / "hopper_ws" / "2026-11-28-ncu-peers"
+STALLS = ROOT / "results" / "h200" / "hopper_ws" / "2026-11-28-ncu-stalls"  # the same, with NCU_STALLS=1
 
 
 def rows(markdown):
@@ -51,6 +52,22 @@ class ARealReportOfTwoKernels(unittest.TestCase):
         # 381,154 x 1.63 / (419,529 x 1.76)
         self.assertEqual(t["instructions / first"], ["1.00", "0.84"])
         self.assertEqual(t["grid x block"], ["132 x 384", "132 x 384"])
+
+
+class StallReasons(unittest.TestCase):
+    def test_each_reason_is_a_row_the_first_kernels_largest_first(self):
+        t = rows(ncu_compare.table(ncu_compare.parse(STALLS / "fp16-d128-n1024.log")))
+        stalls = [name for name in t if name.startswith("stall: ")]
+        self.assertEqual(stalls[0], "stall: wait (warps per issued instruction)")
+        self.assertEqual(t["stall: wait (warps per issued instruction)"], ["1.29", "0.90"])
+        self.assertEqual(t["stall: barrier (warps per issued instruction)"], ["0.66", "1.54"])
+        # under 0.05 for both kernels (0.00 / 0.00 in the report): left out
+        self.assertNotIn("stall: sleeping (warps per issued instruction)", t)
+        self.assertEqual(len(stalls), 12)
+
+    def test_a_report_without_them_has_no_stall_rows(self):
+        t = rows(ncu_compare.table(ncu_compare.parse(PEERS / "fp16-d128-n1024.log")))
+        self.assertFalse([name for name in t if name.startswith("stall")])
 
 
 class Units(unittest.TestCase):
