@@ -163,10 +163,6 @@
  * of block 0 records clock64() when it issues a loop iteration's S and P V, when the S retired and when
  * the P V retired, into the workspace after its first 16 bytes (kTraceIters iterations per consumer);
  * scripts/gpu/ws_trace.sh reads them: do the consumers issue in step? */
-/* 1: every mbarrier wait passes the suspend-time hint (ptx::mbar_wait_suspend), as CUTLASS's do */
-#ifndef MBAR_SUSPEND
-#define MBAR_SUSPEND 0
-#endif
 #ifndef WS_TRACE
 #define WS_TRACE 0
 #endif
@@ -230,9 +226,6 @@
 #endif
 #if EXP_POLY < 0 || EXP_POLY > 2
 #error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
-#endif
-#if MBAR_SUSPEND != 0 && MBAR_SUSPEND != 1
-#error "flash_attn_fwd_ws: MBAR_SUSPEND must be 0 or 1"
 #endif
 #if WS_TRACE != 0 && (WS_TRACE != 1 || OVERLAP != 1)
 #error "flash_attn_fwd_ws: WS_TRACE must be 0, or 1 with OVERLAP 1"
@@ -324,15 +317,6 @@ __device__ __forceinline__ float softmax_exp2(float x, int e) {
 #endif
     (void)e;
     return ex2(x);
-}
-
-/* waits until the phase of parity `parity` of bar has completed (MBAR_SUSPEND: suspending between tries) */
-__device__ __forceinline__ void bar_wait(unsigned long long* bar, unsigned parity) {
-#if MBAR_SUSPEND
-    mbar_wait_suspend(bar, parity);
-#else
-    mbar_wait(bar, parity);
-#endif
 }
 
 /* mbarriers, in static shared memory */
@@ -481,7 +465,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 const int q_head = t.b * p.Hq + t.h, kv_head = t.b * p.Hkv + t.h / p.q_per_kv;
                 /* Q's buffer is free once every consumer's last S of its previous item retired */
                 const int qb = n_done % kQBufs;
-                if (n_done >= kQBufs) bar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
+                if (n_done >= kQBufs) mbar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
 #if WS_DYNAMIC_ITEMS
                 bars.item[qb] = w; /* published by the arrival on q_full (release), read after its wait */
 #endif
@@ -514,12 +498,12 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                         tma_load_3d_multicast(v_dst + c * BLOCK_N * 128, &v_map, 64 * c, n0, kv_head, &bars.v_full[stage],
                                               0x3);
 #else
-                    if (g >= STAGES) bar_wait(&bars.k_empty[stage], parity);
+                    if (g >= STAGES) mbar_wait(&bars.k_empty[stage], parity);
                     mbar_arrive_expect_tx(&bars.k_full[stage], kTileBytes);
 #pragma unroll
                     for (int c = 0; c < kON; ++c)
                         tma_load_3d(k_dst + c * BLOCK_N * 128, &k_map, 64 * c, n0, kv_head, &bars.k_full[stage]);
-                    if (g >= STAGES) bar_wait(&bars.v_empty[stage], parity);
+                    if (g >= STAGES) mbar_wait(&bars.v_empty[stage], parity);
                     mbar_arrive_expect_tx(&bars.v_full[stage], kTileBytes);
 #pragma unroll
                     for (int c = 0; c < kON; ++c)
@@ -530,7 +514,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #if WS_DYNAMIC_ITEMS
             /* no more items: the consumers read n_items once they are done with the buffer's last Q */
             const int qb = n_done % kQBufs;
-            if (n_done >= kQBufs) bar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
+            if (n_done >= kQBufs) mbar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
             bars.item[qb] = n_items;
             mbar_arrive(&bars.q_full[qb]);
             /* every block has taken its last index once all have come here: the last resets */
@@ -623,8 +607,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     [[maybe_unused]] auto skip_tiles = [&](int g0, int n) {
 #pragma unroll 1
         for (int i = g0; i < g0 + n; ++i) {
-            bar_wait(&bars.k_full[i % STAGES], (i / STAGES) & 1);
-            bar_wait(&bars.v_full[i % STAGES], (i / STAGES) & 1);
+            mbar_wait(&bars.k_full[i % STAGES], (i / STAGES) & 1);
+            mbar_wait(&bars.v_full[i % STAGES], (i / STAGES) & 1);
             release_slot(&bars.k_empty[i % STAGES]);
             release_slot(&bars.v_empty[i % STAGES]);
         }
@@ -635,7 +619,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #if WS_DYNAMIC_ITEMS
     /* the producer announces item n with its Q: wait for it, then read which item it is */
     auto item_index = [&](int n) {
-        bar_wait(&bars.q_full[n % kQBufs], (n / kQBufs) & 1);
+        mbar_wait(&bars.q_full[n % kQBufs], (n / kQBufs) & 1);
         return *static_cast<volatile int*>(&bars.item[n % kQBufs]);
     };
 #else
@@ -830,7 +814,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         };
 
 #if !WS_DYNAMIC_ITEMS
-        bar_wait(&bars.q_full[0], n_done & 1);
+        mbar_wait(&bars.q_full[0], n_done & 1);
 #endif
 
 #if PINGPONG
@@ -859,7 +843,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         for (int it = 0; it < ntiles; ++it) {
             const int stage = (g + it) % STAGES;
             const unsigned parity = ((g + it) / STAGES) & 1;
-            bar_wait(&bars.k_full[stage], parity);
+            mbar_wait(&bars.k_full[stage], parity);
             float s[kRT][kSAcc];
             WS_TURN_BEGIN();
             issue_s(stage, s, q_st);
@@ -873,7 +857,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #pragma unroll
             for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2);
             rescale_o(alpha);
-            bar_wait(&bars.v_full[stage], parity);
+            mbar_wait(&bars.v_full[stage], parity);
             WS_TURN_BEGIN();
             issue_pv(stage, pk);
             WS_TURN_END(it + 1 == ntiles);
@@ -894,7 +878,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         if (ntiles > 0) {
 #endif
             const int st = g % STAGES;
-            bar_wait(&bars.k_full[st], (g / STAGES) & 1);
+            mbar_wait(&bars.k_full[st], (g / STAGES) & 1);
             float s[kRT][kSAcc];
             WS_TURN_BEGIN();
             issue_s(st, s, q_st);
@@ -914,8 +898,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         for (int it = 0; it + 1 < ntiles; ++it) {
             const int gs = g + it + 1, gv = g + it; /* ring tiles of S's K and of P V's V */
             const int st_s = gs % STAGES, st_v = gv % STAGES;
-            bar_wait(&bars.k_full[st_s], (gs / STAGES) & 1);
-            bar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
+            mbar_wait(&bars.k_full[st_s], (gs / STAGES) & 1);
+            mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
             float s[kRT][kSAcc];
             WS_TURN_BEGIN();
             WS_TRACE_AT(0);
@@ -972,8 +956,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
         };
         if (ntiles > 0 && next_s) {
-            bar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
-            bar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
+            mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
+            mbar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
             float s_next[kRT][kSAcc];
             WS_TURN_BEGIN(); /* PINGPONG: this item's last turn carries the next item's first S */
             issue_pv(gv % STAGES, pk);
@@ -990,7 +974,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             first_softmax(s_next);
         } else { /* the last item, or no keys on one side of the boundary: one product at a time */
             if (ntiles > 0) {
-                bar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
+                mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
                 WS_TURN_BEGIN();
                 issue_pv(gv % STAGES, pk);
                 WS_TURN_END(true);
@@ -1001,7 +985,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             store_o(t);
             reset_rows();
             if (next_s) {
-                bar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
+                mbar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
                 float s_next[kRT][kSAcc];
                 issue_s(gn % STAGES, s_next, sQa + ((n_done + 1) % kQBufs) * kQBytes);
                 wgmma::wait<0>();
@@ -1016,7 +1000,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #else
         if (ntiles > 0) { /* P V of the last tile */
             const int gv = g + ntiles - 1, st_v = gv % STAGES;
-            bar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
+            mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
             WS_TURN_BEGIN();
             issue_pv(st_v, pk);
             WS_TURN_END(true);

@@ -8,9 +8,15 @@ Reads the SASS listings that `PC_SAMPLING=1 scripts/gpu/ncu_prefill_ws.sh` write
   - shared-memory wavefronts and bank conflicts per opcode (same traffic: the difference is not
     in what the kernel reads).
 
+With --mix it prints instead the executed warp instructions per opcode of the two (the floating-point
+and MUFU ones by their full name, e.g. MUFU.EX2, .FTZ left out), the largest of A first: two kernels doing
+the same work (attn-tune's and cuDNN's, profiled in one process) compared instruction by instruction.
+
     scripts/bench/ncu_stalls.py A.sass.log B.sass.log [--top 8]
+    scripts/bench/ncu_stalls.py A.sass.log B.sass.log --mix [--top 24]
 """
 import argparse
+import gzip
 import re
 import sys
 
@@ -19,7 +25,9 @@ import sys
 
 
 def parse(path):
-    lines = open(path, errors="replace").read().split("\n")
+    opener = gzip.open if str(path).endswith(".gz") else open  # results/ keeps the listings gzipped
+    with opener(path, "rt", errors="replace") as f:
+        lines = f.read().split("\n")
     starts = [i for i, line in enumerate(lines) if line.startswith("Address")]
     if not starts:
         sys.exit(f"ncu_stalls: {path} has no SASS table (was it written with --page source --print-source sass?)")
@@ -55,13 +63,47 @@ def opcode(source):
     return words[0].split(".")[0] if words else "?"
 
 
+def mnemonic(source):
+    """MUFU.EX2, FMUL.FTZ, HGMMA.64x128x16.F32 ... by full name (the variant is the point), the rest by opcode"""
+    words = source.split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    if not words:
+        return "?"
+    full = words[0].replace(".FTZ", "")  # flush-to-zero or not, the same work
+    return full if full.startswith(("MUFU", "HGMMA", "F2FP", "FMNMX", "FFMA", "FMUL", "FADD")) else opcode(source)
+
+
+def mix(runs, paths, top):
+    """executed warp instructions per mnemonic, side by side"""
+    counts = []
+    for names, rows in runs:
+        source = next(n for n in names if n.startswith("Source"))
+        executed = next(n for n in names if n.replace(" ", "") == "InstructionsExecuted")
+        per = {}
+        for row in rows:
+            per[mnemonic(row[source])] = per.get(mnemonic(row[source]), 0) + number(row[executed])
+        counts.append(per)
+    totals = [sum(c.values()) for c in counts]
+    print(f"| executed warp instructions | {paths[0]} | {paths[1]} | B / A |\n| --- | ---: | ---: | ---: |")
+    print(f"| all | {totals[0]:,} | {totals[1]:,} | {totals[1] / totals[0]:.2f} |")
+    ops = sorted(set(counts[0]) | set(counts[1]), key=lambda op: (-counts[0].get(op, 0), -counts[1].get(op, 0)))
+    for op in ops[:top]:
+        a, b = counts[0].get(op, 0), counts[1].get(op, 0)
+        print(f"| {op} | {a:,} | {b:,} | {b / a:.2f} |" if a else f"| {op} | 0 | {b:,} | - |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--top", type=int, default=8)
+    ap.add_argument("--mix", action="store_true", help="executed instructions per opcode instead of the stalls")
     args = ap.parse_args()
     runs = [parse(args.a), parse(args.b)]
+    if args.mix:
+        mix(runs, (args.a, args.b), args.top)
+        return
     names = runs[0][0]
     sample_col = next(n for n in names if n.startswith("Warp Stall Sampling (All"))
     source_col = next(n for n in names if n.startswith("Source"))

@@ -28,19 +28,6 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned pari
     }
 }
 
-/* as mbar_wait, with PTX's suspend-time hint: each try may suspend the thread until the phase completes
- * (or about suspend_ns pass) instead of returning at once, so a waiting warp stops spinning through the
- * issue slots it shares with the warps that compute (CUTLASS's barriers pass 10 ms) */
-__device__ __forceinline__ void mbar_wait_suspend(unsigned long long* bar, unsigned parity, unsigned suspend_ns = 10000000u) {
-    unsigned done = 0;
-    while (!done) {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(smem_addr(bar)), "r"(parity), "r"(suspend_ns)
-                     : "memory");
-    }
-}
-
 /* after mbarrier.init by one thread: makes the initialised barriers visible to
  * the other threads' arrivals and to the copy engine (async proxy) */
 __device__ __forceinline__ void mbar_init_fence() {
