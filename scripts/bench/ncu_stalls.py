@@ -56,21 +56,21 @@ def number(text):
     return int(text) if text.isdigit() else 0
 
 
-def opcode(source):
+def instruction(source):
+    """the instruction's name with its modifiers, its predicate left out: @!P0 BRA 0x... -> BRA"""
     words = source.split()
     if words and words[0].startswith("@"):
         words = words[1:]
-    return words[0].split(".")[0] if words else "?"
+    return words[0] if words else "?"
+
+
+def opcode(source):
+    return instruction(source).split(".")[0]
 
 
 def mnemonic(source):
-    """MUFU.EX2, FMUL.FTZ, HGMMA.64x128x16.F32 ... by full name (the variant is the point), the rest by opcode"""
-    words = source.split()
-    if words and words[0].startswith("@"):
-        words = words[1:]
-    if not words:
-        return "?"
-    full = words[0].replace(".FTZ", "")  # flush-to-zero or not, the same work
+    """MUFU.EX2, HGMMA.64x128x16.F32 ... by full name (the variant is the point), the rest by opcode"""
+    full = instruction(source).replace(".FTZ", "")  # flush-to-zero or not, the same work
     return full if full.startswith(("MUFU", "HGMMA", "F2FP", "FMNMX", "FFMA", "FMUL", "FADD")) else opcode(source)
 
 
@@ -82,7 +82,8 @@ def mix(runs, paths, top):
         executed = next(n for n in names if n.replace(" ", "") == "InstructionsExecuted")
         per = {}
         for row in rows:
-            per[mnemonic(row[source])] = per.get(mnemonic(row[source]), 0) + number(row[executed])
+            op = mnemonic(row[source])
+            per[op] = per.get(op, 0) + number(row[executed])
         counts.append(per)
     totals = [sum(c.values()) for c in counts]
     print(f"| executed warp instructions | {paths[0]} | {paths[1]} | B / A |\n| --- | ---: | ---: | ---: |")
