@@ -94,13 +94,13 @@ def mix(runs, paths, top):
         print(f"| {op} | {a:,} | {b:,} | {b / a:.2f} |" if a else f"| {op} | 0 | {b:,} | - |")
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--top", type=int, default=8)
     ap.add_argument("--mix", action="store_true", help="executed instructions per opcode instead of the stalls")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     runs = [parse(args.a), parse(args.b)]
     if args.mix:
         mix(runs, (args.a, args.b), args.top)

@@ -20,8 +20,7 @@ RUN = ROOT / "results" / "h200" / "hopper_ws" / "2026-11-28-ncu-stalls"
 def mix_rows():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        sys.argv = ["ncu_stalls.py", str(RUN / "sass_attn_tune.log.gz"), str(RUN / "sass_cudnn.log.gz"), "--mix", "--top", "40"]
-        ncu_stalls.main()
+        ncu_stalls.main([str(RUN / "sass_attn_tune.log.gz"), str(RUN / "sass_cudnn.log.gz"), "--mix", "--top", "40"])
     rows = {}
     for line in out.getvalue().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
