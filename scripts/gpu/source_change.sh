@@ -16,6 +16,7 @@ set -uo pipefail
 old_source="${1:?usage: source_change.sh OLD_SOURCE SPEC [VERIFY_SPEC ...]}"
 spec="${2:?usage: source_change.sh OLD_SOURCE SPEC [VERIFY_SPEC ...]}"
 shift 2
+for f in "$old_source" "$spec" "$@"; do [ -f "$f" ] || { echo "source_change: no file $f"; exit 2; }; done
 old_source="$(cd "$(dirname "$old_source")" && pwd)/$(basename "$old_source")"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin "source_change_$(basename "$spec" .json)"
