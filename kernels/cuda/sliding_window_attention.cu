@@ -70,6 +70,7 @@ constexpr int kRPT = ROWS_PER_THREAD;
 constexpr int kRowGroups = BLOCK_M / kRPT;
 constexpr int kThreads = kRowGroups * kTPR;
 constexpr int kSpan = SWA_SPAN, kBand = SWA_BAND;
+constexpr int kOffs = (kSpan + kTPR - 1) / kTPR; /* window offsets per row per thread */
 constexpr bool kVec = DK % 4 == 0;
 constexpr bool kVecCols = DK % (4 * kTPR) == 0;
 constexpr int kCols = DK / kTPR;
@@ -133,43 +134,42 @@ sliding_window_attention(const float* __restrict__ q, const float* __restrict__ 
     __syncthreads();
 
     /* ---- steps 1 and 2: scores, row max, exponentials, row sum ---- */
-    /* Offset t of row r is key m0 + r - WINDOW + t, band row r + t. A row's scores go to its sP row
-     * (band coordinates) and come back as exponentials, so no loop over the window is unrolled whole:
-     * that kept the scores in registers but made 2 WINDOW / THREADS_PER_ROW copies of the DK-long dot
-     * product per row, minutes of NVRTC time for one configuration at WINDOW = 128. */
+    /* offset t of row r is key m0 + r - WINDOW + t, band row r + t */
     float row_den[kRPT];
 #pragma unroll
     for (int a = 0; a < kRPT; ++a) {
         const int row = row0 + a, i = m0 + row;
-        const float* qr = sQ + row * kDKP;
-        float* prow = sP + row * kBandP + row; /* prow[t]: offset t of this row */
+        float s[kOffs];
         float mx = kNegInf;
-#pragma unroll 4
-        for (int t = tn; t < kSpan; t += kTPR) {
-            const int j = i - WINDOW + t;
-            const float* kr = sK + (row + t) * kDKP;
+#pragma unroll
+        for (int b = 0; b < kOffs; ++b) {
+            const int t = tn + kTPR * b, j = i - WINDOW + t;
             float dot = 0.f;
-            if constexpr (kVec) {
+            if (t < kSpan) {
+                const float* kr = sK + (row + t) * kDKP;
+                const float* qr = sQ + row * kDKP;
+                if constexpr (kVec) {
 #pragma unroll
-                for (int c4 = 0; c4 < DK / 4; ++c4)
-                    dot = dot4(*reinterpret_cast<const float4*>(qr + 4 * c4),
-                               *reinterpret_cast<const float4*>(kr + 4 * c4), dot);
-            } else {
+                    for (int c4 = 0; c4 < DK / 4; ++c4)
+                        dot = dot4(*reinterpret_cast<const float4*>(qr + 4 * c4),
+                                   *reinterpret_cast<const float4*>(kr + 4 * c4), dot);
+                } else {
 #pragma unroll
-                for (int c = 0; c < DK; ++c) dot = fmaf(qr[c], kr[c], dot);
+                    for (int c = 0; c < DK; ++c) dot = fmaf(qr[c], kr[c], dot);
+                }
             }
-            const float s = (j >= 0 && j < N) ? dot * sl2 : kNegInf; /* log2 domain */
-            prow[t] = s;
-            mx = fmaxf(mx, s);
+            s[b] = (t < kSpan && j >= 0 && j < N) ? dot * sl2 : kNegInf; /* log2 domain */
+            mx = fmaxf(mx, s[b]);
         }
         mx = row_max(mx); /* finite: key i itself is always in range for rows < N */
         if (mx == kNegInf) mx = 0.f;
         float sum = 0.f;
-#pragma unroll 4
-        for (int t = tn; t < kSpan; t += kTPR) { /* the same lane wrote prow[t]: no barrier */
-            const float e = exp2f(prow[t] - mx);
-            prow[t] = e;
+#pragma unroll
+        for (int b = 0; b < kOffs; ++b) {
+            const int t = tn + kTPR * b;
+            const float e = exp2f(s[b] - mx);
             sum += e;
+            if (t < kSpan) sP[row * kBandP + row + t] = e;
         }
         sum = row_sum(sum);
         row_den[a] = sum; /* >= 1: the row's maximum contributes exp2(0) */

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/sliding_window_attention.json --device cuda:0 --max-time 0.1 --min-samples 5 --warmup-time 0.2 --overwrite -q --out /root/out/r/source_change_sliding_window_attention/new.json 
