@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -324,6 +325,9 @@ class OpenClDevice final : public Device {
     CacheKeyParts parts;
     parts.backend = "opencl";
     parts.compiler = fmt::format("{} | {} | driver {}", info_.platform, info_.arch, info_.driver_version);
+    // PoCL appends these to every build's options (the test suite sets -cl-opt-disable): another binary.
+    if (const char* extra = std::getenv("POCL_EXTRA_BUILD_FLAGS"); extra && *extra)
+      parts.compiler += fmt::format(" | POCL_EXTRA_BUILD_FLAGS={}", extra);
     parts.target = fmt::format("{} | {}", info_.vendor, info_.name);
     cache_failures = key_source(parts, request.source_text, request.source_path, request.include_dirs);
     parts.options = {options};
