@@ -3,6 +3,7 @@
 // sweeps sharing one cache at once both finish.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <map>
@@ -102,6 +103,22 @@ TEST(CompileCacheSweep, AChangedIncludedHeaderCompilesAgain) {
   const auto again = s.sweep("second.json");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.err.find("compile:     4 compiled, 0 from cache"), std::string::npos) << again.err;
+}
+
+// PoCL appends POCL_EXTRA_BUILD_FLAGS to every build (ctest sets -cl-opt-disable): other flags, other binaries.
+TEST(CompileCacheSweep, OtherPoclExtraBuildFlagsCompileAgain) {
+  CachedSpec s;
+  const char* set = std::getenv("POCL_EXTRA_BUILD_FLAGS");
+  const std::string before = set ? set : "";
+  ASSERT_EQ(s.sweep("first.json").exit_code, 0);
+  ::setenv("POCL_EXTRA_BUILD_FLAGS", (before + " -cl-mad-enable").c_str(), 1);
+  const auto other = s.sweep("second.json");
+  if (set) ::setenv("POCL_EXTRA_BUILD_FLAGS", before.c_str(), 1);
+  else ::unsetenv("POCL_EXTRA_BUILD_FLAGS");
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(other.err.find("compile:     4 compiled, 0 from cache"), std::string::npos) << other.err;
+  const auto same = s.sweep("third.json");
+  EXPECT_NE(same.err.find("compile:     0 compiled, 4 from cache"), std::string::npos) << same.err;
 }
 
 TEST(CompileCacheSweep, ACorruptedEntryIsReportedAndRebuilt) {
