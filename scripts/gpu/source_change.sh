@@ -19,6 +19,11 @@ shift 2
 for f in "$old_source" "$spec" "$@"; do [ -f "$f" ] || { echo "source_change: no file $f"; exit 2; }; done
 old_source="$(cd "$(dirname "$old_source")" && pwd)/$(basename "$old_source")"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# every path relative to the root (gpu_begin goes there), so that it names the old tree's file there
+relpath() { python3 -c 'import os, sys; print(os.path.relpath(os.path.abspath(sys.argv[1]), sys.argv[2]))' "$1" "$root"; }
+spec=$(relpath "$spec")
+verify_specs=()
+for v in "$@"; do verify_specs+=("$(relpath "$v")"); done
 gpu_begin "source_change_$(basename "$spec" .json)"
 gpu_host_info > "$out/host.txt"
 failures=0
@@ -35,7 +40,7 @@ tar -C "$root" --exclude='./build*' --exclude='./.git' -cf - . | tar -C "$old_tr
 cp "$old_source" "$old_tree/$relative"
 echo "new: $relative; old: $(basename "$old_source") ($(sha256sum < "$old_source" | cut -c1-12))" >> "$out/host.txt"
 
-for v in "$spec" "$@"; do
+for v in "$spec" "${verify_specs[@]}"; do
   name=verify_$(basename "$v" .json)
   run_step "$name" 0 "$ATTN_TUNE" sweep "$v" --device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 \
     --warmup-time 0 --watchdog 15 --overwrite -q --out "$out/$name.json"
