@@ -58,6 +58,20 @@ __device__ __forceinline__ bool tile_needs_mask(const attn_params& p, bool alway
            (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + block_n - 1 > w_pos_lo + p.window));
 }
 
+/* The tiles (of block_n keys, indices relative to key 0) that tile_needs_mask passes for every row at
+ * positions pos_lo .. pos_hi: j_lo <= tile < j_hi, empty when a mask or ALiBi applies everywhere */
+__device__ __forceinline__ int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+__device__ __forceinline__ void unmasked_tiles(const attn_params& p, bool always, int pos_lo, int pos_hi,
+                                               int block_n, int& j_lo, int& j_hi) {
+    j_lo = 0;
+    j_hi = always || pos_hi < pos_lo ? 0 : p.Nkv / block_n;
+    if (p.causal) j_hi = min(j_hi, floor_div(pos_lo + 1, block_n));
+    if (p.window > 0) {
+        j_hi = min(j_hi, floor_div(pos_lo + p.window + 1, block_n));
+        j_lo = max(j_lo, -floor_div(p.window - pos_hi, block_n)); /* ceil((pos_hi - window) / block_n) */
+    }
+}
+
 /* Per-element masking of one warp's wgmma accumulator tile (kChunks n8 chunks of
  * keys n0 ..; this thread's rows i0 and i0 + 8, columns lc, lc + 1 of each
  * chunk; at(c, k) is element k of chunk c, as m64nN lays them out): every kept

@@ -142,6 +142,18 @@
 #ifndef LATE_PACK
 #define LATE_PACK 0
 #endif
+/* OVERLAP 1 without ITEM_PIPELINE (a no-op otherwise). 0: O is rescaled by the last softmax's
+ * alpha as soon as P V of the tile before retired, on the way to the next issue; 1: after the next
+ * S is issued and before its P V, while the tensor cores compute S (FA3's order) */
+#ifndef RESCALE_UNDER_S
+#define RESCALE_UNDER_S 0
+#endif
+/* 1: the loop iterations whose softmax tile no row of the consumer masks (no causal, window or Nkv
+ * edge crosses it; no mask or ALiBi) run in a loop of their own, compiled without the per-tile mask
+ * test and its branch; 0: one loop, the test in every iteration */
+#ifndef UNMASKED_LOOP
+#define UNMASKED_LOOP 0
+#endif
 #ifndef ITEM_PIPELINE
 #define ITEM_PIPELINE 0 /* 1: the OVERLAP pipeline carried across a persistent block's items (above) */
 #endif
@@ -233,6 +245,13 @@
 #if SOFTMAX_CHAINS != 1 && SOFTMAX_CHAINS != 2 && SOFTMAX_CHAINS != 4
 #error "flash_attn_fwd_ws: SOFTMAX_CHAINS must be 1, 2 or 4"
 #endif
+#if RESCALE_UNDER_S != 0 && RESCALE_UNDER_S != 1
+#error "flash_attn_fwd_ws: RESCALE_UNDER_S must be 0 or 1"
+#endif
+#if UNMASKED_LOOP != 0 && UNMASKED_LOOP != 1
+#error "flash_attn_fwd_ws: UNMASKED_LOOP must be 0 or 1"
+#endif
+#define WS_RESCALE_UNDER_S (RESCALE_UNDER_S && OVERLAP == 1 && !ITEM_PIPELINE)
 #if RESCALE_SKIP != 0 && RESCALE_SKIP != 1
 #error "flash_attn_fwd_ws: RESCALE_SKIP must be 0 or 1"
 #endif
@@ -634,6 +653,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     };
 #if OVERLAP == 1
     unsigned pk[kRT][kPRegs]; /* P of the tile whose P V comes next */
+    [[maybe_unused]] float alpha_pv[kRT][2]; /* RESCALE_UNDER_S: O's scale before that P V */
 #endif
 #pragma unroll 1
     for (int w = item_index(0); w < n_items;) {
@@ -659,6 +679,18 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         const int tb = t.tb, ntiles = t.ntiles;
 #endif
         const int m0 = t.m0;
+#if UNMASKED_LOOP
+        /* the tiles no row of this consumer masks (absolute indices), from lane 0 as CONS_TILES' range */
+        int plain_tiles_lo, plain_tiles_hi;
+        {
+            const int first = m0 + cons * CONS_ROWS;
+            score_mods::unmasked_tiles(p, always_generic, p.kv_offset + first,
+                                       p.kv_offset + min(first + CONS_ROWS, p.Nq) - 1, BLOCK_N, plain_tiles_lo,
+                                       plain_tiles_hi);
+            plain_tiles_lo = __shfl_sync(0xffffffffu, plain_tiles_lo, 0);
+            plain_tiles_hi = __shfl_sync(0xffffffffu, plain_tiles_hi, 0);
+        }
+#endif
         const float slope2 = score_mods::alibi_slope_log2(p, t.h);
         const __half* __restrict__ mask_b = mask + (long long)t.b * Nq * Nkv;
 
@@ -675,12 +707,13 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
          * im0 (mask_i, slope2_i: its mask rows and ALiBi slope): P packed into A fragments, the row
          * state updated; O must then be scaled by alpha */
         auto softmax = [&](int r, float (&s)[kSAcc], int n0, [[maybe_unused]] unsigned (&pk)[kPRegs],
-                           float (&alpha)[2], int im0, const __half* __restrict__ mask_i, float slope2_i) {
+                           float (&alpha)[2], int im0, const __half* __restrict__ mask_i, float slope2_i,
+                           bool may_mask = true) {
             const int wrow = crow + 64 * r;
             const int w_pos_lo = p.kv_offset + im0 + wrow;
             const int w_pos_hi = p.kv_offset + min(im0 + wrow + 16, Nq) - 1;
             float mul = sl2; /* s * mul is the log2-domain logit */
-            if (score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
+            if (may_mask && score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
                 /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
                 mul = 1.f;
                 score_mods::mask_tile<BLOCK_N>(s, p, mask_i, always_generic, slope2_i, sl2, im0 + wrow + lr, n0, lc);
@@ -839,8 +872,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
          * S and P V separately, so the consumers stagger: one's softmax runs while the
          * others' products keep the tensor cores busy) */
         if (ntiles == 0) release(&bars.q_empty[0]);
-#pragma unroll 1
-        for (int it = 0; it < ntiles; ++it) {
+        auto tile_step = [&](int it, bool may_mask) {
             const int stage = (g + it) % STAGES;
             const unsigned parity = ((g + it) / STAGES) & 1;
             mbar_wait(&bars.k_full[stage], parity);
@@ -855,7 +887,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             unsigned pk[kRT][kPRegs];
             float alpha[kRT][2];
 #pragma unroll
-            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2);
+            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2, may_mask);
             rescale_o(alpha);
             mbar_wait(&bars.v_full[stage], parity);
             WS_TURN_BEGIN();
@@ -864,7 +896,20 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::wait<0>();
             hold_o();
             release_slot(&bars.v_empty[stage]);
-        }
+        };
+        /* UNMASKED_LOOP: the iterations whose softmax tile no row of this consumer masks run in a loop of
+         * their own, without the per-tile mask test (the others keep it) */
+        const int n_iter = max(ntiles, 0);
+        int it = 0;
+#if UNMASKED_LOOP
+        const int plain_lo = min(plain_tiles_lo - tb - OVERLAP, n_iter), plain_hi = min(plain_tiles_hi - tb - OVERLAP, n_iter);
+#pragma unroll 1
+        for (; it < plain_lo; ++it) tile_step(it, true);
+#pragma unroll 1
+        for (; it < plain_hi; ++it) tile_step(it, false);
+#endif
+#pragma unroll 1
+        for (; it < n_iter; ++it) tile_step(it, true);
 #else
         /* S of tile it + 1 and P V of tile it in flight together; the softmax of
          * tile it + 1 runs while P V still computes.  No wgmma under a run-time
@@ -886,16 +931,14 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::wait<0>();
             s_done(s);
             release_slot(&bars.k_empty[st]);
-            float alpha[kRT][2];
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
-                softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2); /* O is 0: alpha unused */
+                softmax(r, s[r], tb * BLOCK_N, pk[r], alpha_pv[r], m0, mask_b, slope2); /* O is 0: any alpha */
 #if LATE_PACK
             pack_p(s, pk);
 #endif
         }
-#pragma unroll 1
-        for (int it = 0; it + 1 < ntiles; ++it) {
+        auto overlap_step = [&](int it, bool may_mask) {
             const int gs = g + it + 1, gv = g + it; /* ring tiles of S's K and of P V's V */
             const int st_s = gs % STAGES, st_v = gv % STAGES;
             mbar_wait(&bars.k_full[st_s], (gs / STAGES) & 1);
@@ -904,6 +947,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             WS_TURN_BEGIN();
             WS_TRACE_AT(0);
             issue_s(st_s, s, q_st);
+#if WS_RESCALE_UNDER_S
+            rescale_o(alpha_pv); /* P V of the tile before retired; S computes meanwhile */
+#endif
             issue_pv(st_v, pk);
             WS_TURN_END(false);
             wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
@@ -914,7 +960,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             float alpha[kRT][2];
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
-                softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r], m0, mask_b, slope2);
+                softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r], m0, mask_b, slope2, may_mask);
             wgmma::wait<0>(); /* P V of tile it done: O and pk free */
             WS_TRACE_AT(2);
 #if WS_TRACE
@@ -922,7 +968,12 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
             hold_o();
             release_slot(&bars.v_empty[st_v]);
+#if WS_RESCALE_UNDER_S
+#pragma unroll
+            for (int r = 0; r < kRT; ++r) alpha_pv[r][0] = alpha[r][0], alpha_pv[r][1] = alpha[r][1];
+#else
             rescale_o(alpha);
+#endif
 #if LATE_PACK
             pack_p(s, pk); /* defined in the loop: no carried copy to disguise */
 #else
@@ -931,7 +982,20 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #pragma unroll
                 for (int i = 0; i < kPRegs; ++i) pk[r][i] = pk_next[r][i] ^ opaque0; /* a real in-loop definition */
 #endif
-        }
+        };
+        /* UNMASKED_LOOP: the iterations whose softmax tile no row of this consumer masks run in a loop of
+         * their own, without the per-tile mask test (the others keep it) */
+        const int n_iter = max(ntiles - 1, 0);
+        int it = 0;
+#if UNMASKED_LOOP
+        const int plain_lo = min(plain_tiles_lo - tb - OVERLAP, n_iter), plain_hi = min(plain_tiles_hi - tb - OVERLAP, n_iter);
+#pragma unroll 1
+        for (; it < plain_lo; ++it) overlap_step(it, true);
+#pragma unroll 1
+        for (; it < plain_hi; ++it) overlap_step(it, false);
+#endif
+#pragma unroll 1
+        for (; it < n_iter; ++it) overlap_step(it, true);
         /* every S of the item retired: the producer may refill its Q buffer */
         release(&bars.q_empty[n_done % kQBufs]);
 #if ITEM_PIPELINE
@@ -1000,6 +1064,9 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #else
         if (ntiles > 0) { /* P V of the last tile */
             const int gv = g + ntiles - 1, st_v = gv % STAGES;
+#if WS_RESCALE_UNDER_S
+            rescale_o(alpha_pv);
+#endif
             mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
             WS_TURN_BEGIN();
             issue_pv(st_v, pk);
