@@ -142,17 +142,15 @@
 #ifndef LATE_PACK
 #define LATE_PACK 0
 #endif
-/* OVERLAP 1 without ITEM_PIPELINE (a no-op otherwise). 0: O is rescaled by the last softmax's
- * alpha as soon as P V of the tile before retired, on the way to the next issue; 1: after the next
- * S is issued and before its P V, while the tensor cores compute S (FA3's order) */
-#ifndef RESCALE_UNDER_S
-#define RESCALE_UNDER_S 0
-#endif
-/* 1: the loop iterations whose softmax tile no row of the consumer masks (no causal, window or Nkv
- * edge crosses it; no mask or ALiBi) run in a loop of their own, compiled without the per-tile mask
- * test and its branch; 0: one loop, the test in every iteration */
+/* OVERLAP 1 only. 1: the loop iterations whose softmax tile no row of the consumer masks (no causal,
+ * window or Nkv edge crosses it; no mask or ALiBi) run in a loop of their own, compiled without the
+ * per-tile mask test and its branch (1.00-1.08x at D = 128, results/h200/hopper_ws/unmasked_loop/);
+ * 0: one loop, the test in every iteration.  By default 1 where the second copy of the step fits the
+ * registers at D = 128: 2 consumers with REG_SPLIT and no cluster (3 consumers at 160 registers spill
+ * 40-60 bytes with it, REG_SPLIT 0 at 168 12-16, CLUSTER 2 40).  Not in OVERLAP 0's loop: there it
+ * measured 0.99-1.03x (D = 64, 3 consumers) for about 1.4x the NVRTC time */
 #ifndef UNMASKED_LOOP
-#define UNMASKED_LOOP 0
+#define UNMASKED_LOOP (WS_CONSUMERS == 2 && REG_SPLIT == 1 && CLUSTER == 1)
 #endif
 #ifndef ITEM_PIPELINE
 #define ITEM_PIPELINE 0 /* 1: the OVERLAP pipeline carried across a persistent block's items (above) */
@@ -245,13 +243,9 @@
 #if SOFTMAX_CHAINS != 1 && SOFTMAX_CHAINS != 2 && SOFTMAX_CHAINS != 4
 #error "flash_attn_fwd_ws: SOFTMAX_CHAINS must be 1, 2 or 4"
 #endif
-#if RESCALE_UNDER_S != 0 && RESCALE_UNDER_S != 1
-#error "flash_attn_fwd_ws: RESCALE_UNDER_S must be 0 or 1"
-#endif
 #if UNMASKED_LOOP != 0 && UNMASKED_LOOP != 1
 #error "flash_attn_fwd_ws: UNMASKED_LOOP must be 0 or 1"
 #endif
-#define WS_RESCALE_UNDER_S (RESCALE_UNDER_S && OVERLAP == 1 && !ITEM_PIPELINE)
 #if RESCALE_SKIP != 0 && RESCALE_SKIP != 1
 #error "flash_attn_fwd_ws: RESCALE_SKIP must be 0 or 1"
 #endif
@@ -653,7 +647,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     };
 #if OVERLAP == 1
     unsigned pk[kRT][kPRegs]; /* P of the tile whose P V comes next */
-    [[maybe_unused]] float alpha_pv[kRT][2]; /* RESCALE_UNDER_S: O's scale before that P V */
 #endif
 #pragma unroll 1
     for (int w = item_index(0); w < n_items;) {
@@ -679,7 +672,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         const int tb = t.tb, ntiles = t.ntiles;
 #endif
         const int m0 = t.m0;
-#if UNMASKED_LOOP
+#if UNMASKED_LOOP && OVERLAP == 1
         /* the tiles no row of this consumer masks (absolute indices), from lane 0 as CONS_TILES' range */
         int plain_tiles_lo, plain_tiles_hi;
         {
@@ -705,7 +698,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 
         /* masking and online softmax of row tile r of S (keys n0 ..) of the item whose rows start at
          * im0 (mask_i, slope2_i: its mask rows and ALiBi slope): P packed into A fragments, the row
-         * state updated; O must then be scaled by alpha */
+         * state updated; O must then be scaled by alpha.  may_mask false: no row of the consumer masks
+         * the tile (UNMASKED_LOOP's plain loop), so the test is compiled out */
         auto softmax = [&](int r, float (&s)[kSAcc], int n0, [[maybe_unused]] unsigned (&pk)[kPRegs],
                            float (&alpha)[2], int im0, const __half* __restrict__ mask_i, float slope2_i,
                            bool may_mask = true) {
@@ -872,7 +866,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
          * S and P V separately, so the consumers stagger: one's softmax runs while the
          * others' products keep the tensor cores busy) */
         if (ntiles == 0) release(&bars.q_empty[0]);
-        auto tile_step = [&](int it, bool may_mask) {
+#pragma unroll 1
+        for (int it = 0; it < ntiles; ++it) {
             const int stage = (g + it) % STAGES;
             const unsigned parity = ((g + it) / STAGES) & 1;
             mbar_wait(&bars.k_full[stage], parity);
@@ -887,7 +882,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             unsigned pk[kRT][kPRegs];
             float alpha[kRT][2];
 #pragma unroll
-            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2, may_mask);
+            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2);
             rescale_o(alpha);
             mbar_wait(&bars.v_full[stage], parity);
             WS_TURN_BEGIN();
@@ -896,20 +891,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::wait<0>();
             hold_o();
             release_slot(&bars.v_empty[stage]);
-        };
-        /* UNMASKED_LOOP: the iterations whose softmax tile no row of this consumer masks run in a loop of
-         * their own, without the per-tile mask test (the others keep it) */
-        const int n_iter = max(ntiles, 0);
-        int it = 0;
-#if UNMASKED_LOOP
-        const int plain_lo = min(plain_tiles_lo - tb - OVERLAP, n_iter), plain_hi = min(plain_tiles_hi - tb - OVERLAP, n_iter);
-#pragma unroll 1
-        for (; it < plain_lo; ++it) tile_step(it, true);
-#pragma unroll 1
-        for (; it < plain_hi; ++it) tile_step(it, false);
-#endif
-#pragma unroll 1
-        for (; it < n_iter; ++it) tile_step(it, true);
+        }
 #else
         /* S of tile it + 1 and P V of tile it in flight together; the softmax of
          * tile it + 1 runs while P V still computes.  No wgmma under a run-time
@@ -931,9 +913,10 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             wgmma::wait<0>();
             s_done(s);
             release_slot(&bars.k_empty[st]);
+            float alpha[kRT][2];
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
-                softmax(r, s[r], tb * BLOCK_N, pk[r], alpha_pv[r], m0, mask_b, slope2); /* O is 0: any alpha */
+                softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2); /* O is 0: alpha unused */
 #if LATE_PACK
             pack_p(s, pk);
 #endif
@@ -947,9 +930,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             WS_TURN_BEGIN();
             WS_TRACE_AT(0);
             issue_s(st_s, s, q_st);
-#if WS_RESCALE_UNDER_S
-            rescale_o(alpha_pv); /* P V of the tile before retired; S computes meanwhile */
-#endif
             issue_pv(st_v, pk);
             WS_TURN_END(false);
             wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
@@ -968,12 +948,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #endif
             hold_o();
             release_slot(&bars.v_empty[st_v]);
-#if WS_RESCALE_UNDER_S
-#pragma unroll
-            for (int r = 0; r < kRT; ++r) alpha_pv[r][0] = alpha[r][0], alpha_pv[r][1] = alpha[r][1];
-#else
             rescale_o(alpha);
-#endif
 #if LATE_PACK
             pack_p(s, pk); /* defined in the loop: no carried copy to disguise */
 #else
@@ -983,19 +958,27 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 for (int i = 0; i < kPRegs; ++i) pk[r][i] = pk_next[r][i] ^ opaque0; /* a real in-loop definition */
 #endif
         };
-        /* UNMASKED_LOOP: the iterations whose softmax tile no row of this consumer masks run in a loop of
-         * their own, without the per-tile mask test (the others keep it) */
         const int n_iter = max(ntiles - 1, 0);
         int it = 0;
 #if UNMASKED_LOOP
-        const int plain_lo = min(plain_tiles_lo - tb - OVERLAP, n_iter), plain_hi = min(plain_tiles_hi - tb - OVERLAP, n_iter);
+        /* iterations plain_lo .. plain_hi - 1 (iteration it: the softmax of tile tb + it + 1) run the
+         * step without the mask test, the others (a window's left edge before them; the causal diagonal,
+         * a window's right edge and the Nkv edge after them) with it.  Two passes over one loop of each
+         * kind rather than three loops: one copy of each step, as NVRTC's time grows with the copies */
+        const int plain_lo = min(plain_tiles_lo - tb - 1, n_iter), plain_hi = min(plain_tiles_hi - tb - 1, n_iter);
 #pragma unroll 1
-        for (; it < plain_lo; ++it) overlap_step(it, true);
+        for (int pass = 0; pass < 2; ++pass) {
+            const int masked_end = pass == 0 ? plain_lo : n_iter;
 #pragma unroll 1
-        for (; it < plain_hi; ++it) overlap_step(it, false);
-#endif
+            for (; it < masked_end; ++it) overlap_step(it, true);
+            const int plain_end = pass == 0 ? plain_hi : 0;
+#pragma unroll 1
+            for (; it < plain_end; ++it) overlap_step(it, false);
+        }
+#else
 #pragma unroll 1
         for (; it < n_iter; ++it) overlap_step(it, true);
+#endif
         /* every S of the item retired: the producer may refill its Q buffer */
         release(&bars.q_empty[n_done % kQBufs]);
 #if ITEM_PIPELINE
@@ -1064,9 +1047,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #else
         if (ntiles > 0) { /* P V of the last tile */
             const int gv = g + ntiles - 1, st_v = gv % STAGES;
-#if WS_RESCALE_UNDER_S
-            rescale_o(alpha_pv);
-#endif
             mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
             WS_TURN_BEGIN();
             issue_pv(st_v, pk);
