@@ -117,17 +117,6 @@
 #ifndef L2_SECTION_KB
 #define L2_SECTION_KB 16384
 #endif
-/* softmax exponentials on the FMA-pipe polynomial of cuda/exp2_poly.cuh instead
- * of MUFU's ex2: 0 none, 1 one in four, 2 one in two (chosen by the unrolled
- * element index: no branch) */
-#ifndef EXP_POLY
-#define EXP_POLY 0
-#endif
-/* 1: skip the O rescale of a tile when every row of the warp kept its max
- * (all alpha exactly 1: a warp vote; the result is bitwise the same) */
-#ifndef RESCALE_SKIP
-#define RESCALE_SKIP 0
-#endif
 /* independent partial chains of each row's max and sum in the softmax (1: one
  * serial chain; 4: four, combined at the end: the max is bitwise the same, the
  * sum is added in another order). The profile's top stall is a wait on the
@@ -234,9 +223,6 @@
 #if STORE_O_TMA != 0 && STORE_O_TMA != 1
 #error "flash_attn_fwd_ws: STORE_O_TMA must be 0 or 1"
 #endif
-#if EXP_POLY < 0 || EXP_POLY > 2
-#error "flash_attn_fwd_ws: EXP_POLY must be 0, 1 or 2"
-#endif
 #if WS_TRACE != 0 && (WS_TRACE != 1 || OVERLAP != 1)
 #error "flash_attn_fwd_ws: WS_TRACE must be 0, or 1 with OVERLAP 1"
 #endif
@@ -245,9 +231,6 @@
 #endif
 #if UNMASKED_LOOP != 0 && UNMASKED_LOOP != 1
 #error "flash_attn_fwd_ws: UNMASKED_LOOP must be 0 or 1"
-#endif
-#if RESCALE_SKIP != 0 && RESCALE_SKIP != 1
-#error "flash_attn_fwd_ws: RESCALE_SKIP must be 0 or 1"
 #endif
 #if PINGPONG && WS_CONSUMERS < 2
 #error "flash_attn_fwd_ws: PINGPONG orders the products of 2 or 3 consumers"
@@ -288,7 +271,6 @@ typedef __nv_bfloat16 elem_t;
 #include "cuda/ptx/warpgroup.cuh"
 #include "cuda/ptx/wgmma.cuh"
 #include "cuda/attn_score_mods.cuh"
-#include "cuda/exp2_poly.cuh"
 #include "cuda/persistent_order.cuh"
 #include "cuda/wgmma_output.cuh"
 
@@ -319,18 +301,6 @@ using score_mods::kLog2e;
 [[maybe_unused]] constexpr int kOBarrier = 4;
 
 #define kNegInf (__int_as_float(0xff800000))
-
-/* The softmax's 2^x of element e (2 c + column of the pair, c the n8 chunk) of a row's
- * n8 chunks: MUFU, or (EXP_POLY) the polynomial for every fourth / second e.
- * Degree 4 at fp16 (relative error 3.0e-6, 160x below its rounding of P), 3 at bf16 (8.6e-5, 45x). */
-__device__ __forceinline__ float softmax_exp2(float x, int e) {
-#if EXP_POLY
-    constexpr int kPolyDegree = DTYPE == 1 ? 4 : 3;
-    if (e % (EXP_POLY == 1 ? 4 : 2) == (EXP_POLY == 1 ? 3 : 1)) return exp2_poly::exp2<kPolyDegree>(x);
-#endif
-    (void)e;
-    return ex2(x);
-}
 
 /* mbarriers, in static shared memory */
 struct Barriers {
@@ -737,8 +707,8 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
                 for (int k = 1; k < SOFTMAX_CHAINS; ++k) lpart[k] = 0.f;
 #pragma unroll
                 for (int c = 0; c < kSC; ++c) {
-                    const float p0 = softmax_exp2(fmaf(s[4 * c + 2 * hh], mul, -m_use), 2 * c);
-                    const float p1 = softmax_exp2(fmaf(s[4 * c + 2 * hh + 1], mul, -m_use), 2 * c + 1);
+                    const float p0 = ex2(fmaf(s[4 * c + 2 * hh], mul, -m_use));
+                    const float p1 = ex2(fmaf(s[4 * c + 2 * hh + 1], mul, -m_use));
                     lpart[c % SOFTMAX_CHAINS] += p0 + p1;
 #if LATE_PACK
                     s[4 * c + 2 * hh] = p0, s[4 * c + 2 * hh + 1] = p1; /* packed by pack_p */
@@ -754,12 +724,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
         };
 
         auto rescale_o = [&](const float (&alpha)[kRT][2]) {
-#if RESCALE_SKIP
-            bool kept = true;
-#pragma unroll
-            for (int r = 0; r < kRT; ++r) kept = kept && alpha[r][0] == 1.f && alpha[r][1] == 1.f;
-            if (__all_sync(0xffffffffu, kept)) return; /* O * 1 == O */
-#endif
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
 #pragma unroll

@@ -209,7 +209,7 @@ print()
 # Knobs offered on part of the space: per shape, over the configurations that have the knob, the geometric
 # mean of t(same configuration with the knob at 0) / t(with it) (> 1: the knob is faster), and best(all
 # configurations) / best(with the knob) (>= 1 when a configuration with it wins)
-knobs = [("PINGPONG", 1, "OVERLAP=0"), ("EXP_POLY", 1, ""), ("EXP_POLY", 2, ""), ("RESCALE_SKIP", 1, "")]
+knobs = [("PINGPONG", 1, "OVERLAP=0")]
 rows, used = [], set()
 for g in d["groups"]:
     ok = [e for e in g["entries"] if e["status"] == "ok"]

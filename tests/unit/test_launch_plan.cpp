@@ -110,9 +110,13 @@ TEST(LaunchPlan, TheWarpSpecializedKernelsClusterLaunchIsAnEvenGridWithHalfTileK
   const Operation& op = find_operation(spec.operation);
   // fp16-d128-n1024-causal: B = 4, Hq = 16, Nq = 1024 -> 8 row blocks of 128 rows
   const Bindings vars = with_compute_units(op.variables(spec.shape("fp16-d128-n1024-causal").fields), 132);
-  Config c{{"WS_CONSUMERS", 2}, {"CONS_ROWS", 64}, {"BLOCK_N", 128},     {"STAGES", 2},     {"REG_SPLIT", 1},
-           {"OVERLAP", 1},      {"PINGPONG", 1},   {"PERSISTENT", 0},    {"CLUSTER", 2},    {"EXP_POLY", 0},
-           {"RESCALE_SKIP", 0}, {"LATE_PACK", 0},  {"ITEM_PIPELINE", 0}, {"CONS_TILES", 0}, {"STORE_O_TMA", 0}};
+  Config c{{"WS_CONSUMERS", 2},  {"CONS_ROWS", 64}, {"BLOCK_N", 128},  {"STAGES", 2},  {"REG_SPLIT", 1},
+           {"OVERLAP", 1},       {"PINGPONG", 1},   {"PERSISTENT", 0}, {"CLUSTER", 2}, {"LATE_PACK", 0},
+           {"ITEM_PIPELINE", 0}, {"CONS_TILES", 0}, {"STORE_O_TMA", 0}};
+  const auto set = [&c](const std::string& name, int value) {  // by name: the key's order is the spec's
+    for (auto& [n, v] : c)
+      if (n == name) v = value;
+  };
   LaunchPlan p = plan_launches(k, c, vars);
   EXPECT_EQ(p.launches[0].cluster, (Dims{2, 1, 1}));
   EXPECT_EQ(p.launches[0].grid[0] % 2, 0u);
@@ -121,23 +125,23 @@ TEST(LaunchPlan, TheWarpSpecializedKernelsClusterLaunchIsAnEvenGridWithHalfTileK
   EXPECT_EQ(p.tensor_maps[3].box, (std::vector<std::uint32_t>{64, 64, 1}));  // O: as Q
   // persistent: one cluster per two compute units at most, in one grid dimension (STORE_O_TMA is 1 in every
   // persistent configuration with room for the O tile)
-  c[8].second = 2;   // CLUSTER
-  c[7].second = 1;   // PERSISTENT
-  c[14].second = 1;  // STORE_O_TMA
+  set("CLUSTER", 2);
+  set("PERSISTENT", 1);
+  set("STORE_O_TMA", 1);
   p = plan_launches(k, c, vars);
   EXPECT_EQ(p.launches[0].grid, (Dims{132, 1, 1}));
   p = plan_launches(k, c, with_compute_units(op.variables(spec.shape("fp16-d128-n1024-causal").fields), 33));
   EXPECT_EQ(p.launches[0].grid, (Dims{32, 1, 1}));
   // ITEM_PIPELINE: a second Q buffer of 128 rows x 128 columns x 2 bytes; STORE_O_TMA: an O tile as large
-  c[8].second = 1;  // CLUSTER
-  c[5].second = 1;  // OVERLAP
-  c[6].second = 0;  // PINGPONG
+  set("CLUSTER", 1);
+  set("OVERLAP", 1);
+  set("PINGPONG", 0);
   const auto with_o = plan_launches(k, c, vars).launches[0].dynamic_shared_bytes;
-  c[12].second = 1;  // ITEM_PIPELINE
+  set("ITEM_PIPELINE", 1);
   EXPECT_EQ(plan_launches(k, c, vars).launches[0].dynamic_shared_bytes, with_o + 2 * 128 * 128);
-  c[12].second = 0;  // ITEM_PIPELINE
-  c[7].second = 0;   // PERSISTENT
-  c[14].second = 0;  // STORE_O_TMA
+  set("ITEM_PIPELINE", 0);
+  set("PERSISTENT", 0);
+  set("STORE_O_TMA", 0);
   EXPECT_EQ(plan_launches(k, c, vars).launches[0].dynamic_shared_bytes, with_o - 2 * 128 * 128);
 }
 

@@ -1,0 +1,1 @@
+python3 scripts/compare/attention_peers.py --leaderboard /root/out/r/hopper_ws/flash_attn_fwd_ws.json --shape fp16-d128-n1024\,fp16-d128-n1024-causal\,fp16-d128-n4096\,bf16-d128-n4096\,fp16-d128-n16384\,fp16-d64-n1024\,fp16-d64-n1024-causal --reps 3 --peers fa2\,cudnn\,flex --attn-tune /work/main/build-gpu/app/attn-tune --out /root/out/r/hopper_ws/attention_peers 
