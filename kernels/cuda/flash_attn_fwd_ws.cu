@@ -133,7 +133,7 @@
 #endif
 /* OVERLAP 1 only. 1: the loop iterations whose softmax tile no row of the consumer masks (no causal,
  * window or Nkv edge crosses it; no mask or ALiBi) run in a loop of their own, compiled without the
- * per-tile mask test and its branch (1.00-1.08x at D = 128, results/h200/hopper_ws/unmasked_loop/);
+ * per-tile mask test and its branch (1.01-1.07x at D = 128, results/h200/hopper_ws/unmasked_loop/);
  * 0: one loop, the test in every iteration.  By default 1 where the second copy of the step fits the
  * registers at D = 128: 2 consumers with REG_SPLIT and no cluster (3 consumers at 160 registers spill
  * 40-60 bytes with it, REG_SPLIT 0 at 168 12-16, CLUSTER 2 40).  Not in OVERLAP 0's loop: there it
