@@ -8,6 +8,7 @@
 #ifndef ATTN_TUNE_CUDA_ATTN_SCORE_MODS_CUH
 #define ATTN_TUNE_CUDA_ATTN_SCORE_MODS_CUH
 
+#include "cuda/attn_tile_ranges.cuh"
 #include "cuda/ptx/math.cuh"
 
 namespace score_mods {
@@ -15,61 +16,11 @@ namespace score_mods {
 constexpr float kLog2e = 1.4426950408889634f;
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 
-/* The KV tiles of block_n keys that query rows m0 .. m0 + rows - 1 attend:
- * tiles tb .. tb + ntiles - 1 (fully masked tiles are never visited).  Rows
- * from m0 >= Nq attend nothing. */
-__device__ __forceinline__ void kv_tile_range(const attn_params& p, int m0, int rows, int block_n, int& tb, int& ntiles) {
-    const int m_last = min(m0 + rows, p.Nq) - 1;
-    const int pos_lo = p.kv_offset + m0, pos_hi = p.kv_offset + m_last;
-    int n_lo = 0, n_hi = p.Nkv;
-    if (p.causal) n_hi = min(n_hi, pos_hi + 1);
-    if (p.window > 0) {
-        n_lo = max(n_lo, pos_lo - p.window);
-        n_hi = min(n_hi, pos_hi + p.window + 1);
-    }
-    tb = n_lo / block_n;
-    ntiles = (n_hi > n_lo && m0 < p.Nq) ? (n_hi + block_n - 1) / block_n - tb : 0;
-}
-
-/* The keys the query at position pos attends: j_lo <= key < j_hi (causal: bottom-right
- * aligned; window: |pos - key| <= window; every key below Nkv otherwise) */
-__device__ __forceinline__ void kept_keys(const attn_params& p, int pos, int& j_lo, int& j_hi) {
-    j_hi = p.Nkv, j_lo = 0;
-    if (p.causal) j_hi = min(j_hi, pos + 1);
-    if (p.window > 0) {
-        j_hi = min(j_hi, pos + p.window + 1);
-        j_lo = pos - p.window;
-    }
-}
-
 /* ALiBi slope of query head h times log2(e) (0 without ALiBi) */
 __device__ __forceinline__ float alibi_slope_log2(const attn_params& p, int h) {
     if (!(p.max_bias > 0.f)) return 0.f;
     return kLog2e * (h < p.n_head_log2 ? __powf(p.m0, (float)(h + 1))
                                        : __powf(p.m1, (float)(2 * (h - p.n_head_log2) + 1)));
-}
-
-/* whether the tile of block_n keys from n0 needs per-element work for the rows
- * at positions w_pos_lo .. w_pos_hi: it crosses a causal / window / Nkv edge,
- * or a mask or ALiBi applies everywhere (always) */
-__device__ __forceinline__ bool tile_needs_mask(const attn_params& p, bool always, int n0, int block_n, int w_pos_lo,
-                                                int w_pos_hi) {
-    return always || (n0 + block_n > p.Nkv) || (p.causal && n0 + block_n - 1 > w_pos_lo) ||
-           (p.window > 0 && (n0 < w_pos_hi - p.window || n0 + block_n - 1 > w_pos_lo + p.window));
-}
-
-/* The tiles (of block_n keys, indices relative to key 0) that tile_needs_mask passes for every row at
- * positions pos_lo .. pos_hi: j_lo <= tile < j_hi, empty when a mask or ALiBi applies everywhere */
-__device__ __forceinline__ int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-__device__ __forceinline__ void unmasked_tiles(const attn_params& p, bool always, int pos_lo, int pos_hi,
-                                               int block_n, int& j_lo, int& j_hi) {
-    j_lo = 0;
-    j_hi = always || pos_hi < pos_lo ? 0 : p.Nkv / block_n;
-    if (p.causal) j_hi = min(j_hi, floor_div(pos_lo + 1, block_n));
-    if (p.window > 0) {
-        j_hi = min(j_hi, floor_div(pos_lo + p.window + 1, block_n));
-        j_lo = max(j_lo, -floor_div(p.window - pos_hi, block_n)); /* ceil((pos_hi - window) / block_n) */
-    }
 }
 
 /* Per-element masking of one warp's wgmma accumulator tile (kChunks n8 chunks of
