@@ -141,14 +141,6 @@
 #ifndef UNMASKED_LOOP
 #define UNMASKED_LOOP (WS_CONSUMERS == 2 && REG_SPLIT == 1 && CLUSTER == 1)
 #endif
-/* OVERLAP 1 only. ptxas hoists the wait for P V (WARPGROUP.DEPBAR) to the start of the softmax: the
- * consumer then stalls on P V with 45-55 of its 64 exponentials per row tile still to issue (SASS of
- * the D = 128 winners, 2026-11-29).  1: a shared-memory store that never happens, under a condition
- * made from the row sums (the softmax's last result), sits before the wait; ptxas keeps shared stores
- * on their side of a wgmma wait (wgmma reads shared memory), so the wait follows every exponential */
-#ifndef WAIT_AFTER_EXP
-#define WAIT_AFTER_EXP 0
-#endif
 #ifndef ITEM_PIPELINE
 #define ITEM_PIPELINE 0 /* 1: the OVERLAP pipeline carried across a persistent block's items (above) */
 #endif
@@ -237,9 +229,6 @@
 #if SOFTMAX_CHAINS != 1 && SOFTMAX_CHAINS != 2 && SOFTMAX_CHAINS != 4
 #error "flash_attn_fwd_ws: SOFTMAX_CHAINS must be 1, 2 or 4"
 #endif
-#if WAIT_AFTER_EXP != 0 && WAIT_AFTER_EXP != 1
-#error "flash_attn_fwd_ws: WAIT_AFTER_EXP must be 0 or 1"
-#endif
 #if UNMASKED_LOOP != 0 && UNMASKED_LOOP != 1
 #error "flash_attn_fwd_ws: UNMASKED_LOOP must be 0 or 1"
 #endif
@@ -318,7 +307,6 @@ struct Barriers {
     /* per Q buffer; q_empty: one arrival per consumer warp after its last S of an item */
     unsigned long long q_full[kQBufs], q_empty[kQBufs];
     int item[kQBufs]; /* WS_DYNAMIC_ITEMS: the index of the item whose Q q_full announces (n_items: no more) */
-    int wait_anchor;  /* WAIT_AFTER_EXP: never stored to */
     unsigned long long k_full[STAGES], v_full[STAGES];   /* producer's arrival + transaction bytes */
     unsigned long long k_empty[STAGES], v_empty[STAGES]; /* one arrival per consumer warp of the cluster */
 };
@@ -917,14 +905,6 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
                 softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r], m0, mask_b, slope2, may_mask);
-#if WAIT_AFTER_EXP
-            {
-                unsigned never = opaque0; /* 0, but made from every row sum */
-#pragma unroll
-                for (int r = 0; r < kRT; ++r) never &= __float_as_uint(row_l[r][0]) & __float_as_uint(row_l[r][1]);
-                if (never) *static_cast<volatile int*>(&bars.wait_anchor) = 0;
-            }
-#endif
             wgmma::wait<0>(); /* P V of tile it done: O and pk free */
             WS_TRACE_AT(2);
 #if WS_TRACE
