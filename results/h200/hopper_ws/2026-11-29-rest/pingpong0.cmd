@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep /root/out/r/hopper_ws/flash_attn_fwd_ws_pingpong0.json --shape fp16-d64-n1024\,fp16-d64-n4096\,bf16-d64-n4096\,fp16-d128-n4096\,fp16-d64-n16384\,fp16-d64-n16384-causal\,fp16-d128-n16384 --device cuda:0 --max-time 0.1 --min-samples 5 --warmup-time 0.05 --watchdog 30 --overwrite -q --out /root/out/r/hopper_ws/pingpong0.json 
