@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Parts of the warp-specialized prefill kernel's space (flash_attn_fwd_ws.cu) that the main spec leaves
+# out, timed side by side with the families that win today, on an H100 / H200:
+#   1. verify  every configuration of the experiment on configs/flash_attn_fwd_ws_small.json's edge
+#              shapes (masks, causal, window, sinks, ALiBi, bf16); a wrong answer stops here
+#   2. sweep   the experiment's kernels on their shapes
+#   3. recheck every configuration of the sweep again, interleaved (A B C ... A B C ...), 3 rounds
+#   4. compare per kernel and shape, the best re-timed median for each value of the kernel's compared
+#              parameter, and its ratio to the first value's (> 1: that value's best is faster), in compare.md
+#
+#   OUT=DIR bash scripts/gpu/ws_space_compare.sh scripts/gpu/ws_space/EXPERIMENT.json
+#
+# EXPERIMENT.json: "kernels" (name -> {"params", "shapes"}, each extending prefill_ws),
+# "compare" (kernel name -> the parameter whose values are compared) and optionally "constraints",
+# which replace the spec's (to let in configurations its register estimate keeps out).
+set -uo pipefail
+experiment="$(realpath "${1:?usage: ws_space_compare.sh EXPERIMENT.json}")"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+gpu_begin "$(basename "$experiment" .json)"
+gpu_host_info > "$out/host.txt"
+cp "$experiment" "$out/experiment.json"
+python3 - "$root" "$out" "$experiment" <<'PY' || exit 2
+import json, sys
+root, out, path = sys.argv[1:]
+exp = json.load(open(path))
+def kernels(with_shapes):
+    ks = {}
+    for name, k in exp["kernels"].items():
+        block = {"extends": "prefill_ws", "params": k["params"], "presets": {"P": {p: v[0] for p, v in k["params"].items()}},
+                 "baseline": "P"}
+        if "constraints" in exp:
+            block["constraints"] = exp["constraints"]
+        if with_shapes:
+            block["shapes"] = k["shapes"]
+        ks[name] = block
+    ks["prefill_ws"] = None  # only the experiment's kernels run
+    return ks
+for name in exp["compare"]:
+    if name not in exp["kernels"]:
+        sys.exit(f"ws_space_compare: 'compare' names '{name}', which is not one of the experiment's kernels")
+json.dump({"attn_tune_spec": 1, "extends": f"{root}/configs/flash_attn_fwd_ws_small.json", "name": "ws_space_verify",
+           "kernels": kernels(False)}, open(f"{out}/verify_spec.json", "w"), indent=1)
+json.dump({"attn_tune_spec": 1, "extends": f"{root}/configs/flash_attn_fwd_ws.json", "name": "ws_space",
+           "kernels": kernels(True)}, open(f"{out}/sweep_spec.json", "w"), indent=1)
+PY
+verify_spec "$out/verify_spec.json" || { echo "verification failed: nothing timed"; exit 1; }
+run_step sweep 0 "$ATTN_TUNE" sweep "$out/sweep_spec.json" --device cuda:0 --max-time 0.1 --min-samples 5 --warmup-time 0.2 \
+  --overwrite -q --out "$out/sweep.json"
+run_step recheck 0 "$ATTN_TUNE" bench --recheck "$out/sweep.json" --top 1000 --rounds 3 --tolerance 100
+python3 - "$out/recheck.log" "$experiment" > "$out/compare.md" <<'PY'
+import json, re, sys
+log, path = sys.argv[1:]
+compare = json.load(open(path))["compare"]
+best = {}  # (kernel, shape) -> {value: (ms, configuration)}
+for line in open(log):
+    m = re.match(r"(\S+)\s+(\S+)\s+\d+\s+[\d.]+\s+([\d.]+)\s+\S+\s+(\S+)\s+ok", line)
+    if not m or m.group(1) not in compare:
+        continue
+    kernel, shape, ms, key = m.group(1), m.group(2), float(m.group(3)), m.group(4)
+    value = dict(kv.split("=") for kv in key.split(","))[compare[kernel]]
+    slot = best.setdefault((kernel, shape), {})
+    if value not in slot or ms < slot[value][0]:
+        slot[value] = (ms, key)
+if not best:
+    print("nothing re-timed")
+    sys.exit(1)
+for kernel, param in compare.items():
+    rows = {s: v for (k, s), v in best.items() if k == kernel}
+    values = sorted({v for slot in rows.values() for v in slot}, key=float)
+    print(f"## {kernel}: the best of each {param}, re-timed interleaved (3 rounds)\n")
+    print(f"| shape | " + " | ".join(f"{param}={v} ms" for v in values) + f" | ratio to {param}={values[0]} | best configuration |")
+    print("| --- | " + " | ".join("---:" for _ in values) + " | --- | --- |")
+    for shape, slot in rows.items():
+        ms = [slot[v][0] if v in slot else None for v in values]
+        base = ms[0]
+        ratios = ", ".join(f"{v}: {base / m:.3f}" for v, m in zip(values[1:], ms[1:]) if m and base)
+        winner = min(slot.items(), key=lambda kv: kv[1][0])[1][1]
+        print(f"| {shape} | " + " | ".join(f"{m:.4f}" if m else "-" for m in ms) + f" | {ratios} | {winner} |")
+    print()
+PY
+cat "$out/compare.md"
+echo "failures: $failures"
