@@ -16,8 +16,8 @@
 #   2. recheck         attn-tune bench --recheck sustained.json: the TOP (default 6) configurations per
 #                      shape, 3 interleaved rounds
 #   3. winners.md      per shape: the recorded winner, the sustained winner and their re-timed medians
-#   4. peers-SHAPE/    where another configuration is 1% or more faster: that one beside FA2 and cuDNN (PEERS, default
-#                      fa2,cudnn), 5 interleaved repetitions
+#   4. peers-SHAPE/    where another configuration is 1% or more faster (every shape with PEERS_ALL=1): the
+#                      sustained winner beside FA2 and cuDNN (PEERS, default fa2,cudnn), 5 interleaved repetitions
 set -uo pipefail
 leaderboard="$(realpath "${1:?usage: sustained_recheck.sh LEADERBOARD SHAPES [TOP] [PEERS]}")"
 shapes="${2:?usage: sustained_recheck.sh LEADERBOARD SHAPES [TOP] [PEERS]}"
@@ -40,9 +40,10 @@ json.dump(d, open(out, "w"))
 print(f"{len(d['groups'])} shapes; timing: {warmup} s warm-up, {max_time} s sampling, >= {t['min_samples']} samples")
 PY
 spec="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["spec"]["path"])' "$out/sustained.json")"
-run_step recheck 0 "$ATTN_TUNE" bench "$root/$spec" --recheck "$out/sustained.json" --top "$top" --rounds 3 --tolerance 100
+case "$spec" in /*) ;; *) spec="$root/$spec" ;; esac
+run_step recheck 0 "$ATTN_TUNE" bench "$spec" --recheck "$out/sustained.json" --top "$top" --rounds 3 --tolerance 100
 python3 - "$out/recheck.log" "$out/changed.txt" > "$out/winners.md" <<'PY'
-import re, sys
+import os, re, sys
 rows = {}
 for line in open(sys.argv[1]):
     m = re.match(r"(\S+)\s+(\S+)\s+(\d+)\s+[\d.]+\s+([\d.]+)\s+\S+\s+(\S+)\s+ok", line)
@@ -54,7 +55,8 @@ with open(sys.argv[2], "w") as changed:
     for shape, r in rows.items():
         first, best = min(r), min(r, key=lambda x: x[1])
         print(f"| {shape} | {first[1]:.4f} | {best[0]} | {best[1]:.4f} | {first[1] / best[1]:.3f} | {best[2]} |")
-        if best[0] != first[0] and first[1] / best[1] >= 1.01:  # within 1%: the same winner, noise aside
+        # within 1%: the same winner, noise aside
+        if (best[0] != first[0] and first[1] / best[1] >= 1.01) or os.environ.get("PEERS_ALL") == "1":
             changed.write(f"{shape} {best[2]}\n")
 PY
 cat "$out/winners.md"

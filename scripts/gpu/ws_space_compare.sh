@@ -4,7 +4,9 @@
 #   1. verify  every configuration of the experiment on configs/flash_attn_fwd_ws_small.json's edge
 #              shapes (masks, causal, window, sinks, ALiBi, bf16); a wrong answer stops here
 #   2. sweep   the experiment's kernels on their shapes
-#   3. recheck every configuration of the sweep again, interleaved (A B C ... A B C ...), 3 rounds
+#   3. recheck every configuration of the sweep again, interleaved (A B C ... A B C ...), 3 rounds, at the
+#              clock the GPU sustains (scripts/gpu/sustained_recheck.sh, into sustained_recheck/), and the
+#              sustained winner of each shape beside FA2 and cuDNN there
 #   4. compare per kernel and shape, the best re-timed median for each value of the kernel's compared
 #              parameter, and its ratio to the first value's (> 1: that value's best is faster), in compare.md
 #
@@ -46,8 +48,10 @@ PY
 verify_spec "$out/verify_spec.json" || { echo "verification failed: nothing timed"; exit 1; }
 run_step sweep 0 "$ATTN_TUNE" sweep "$out/sweep_spec.json" --device cuda:0 --max-time 0.1 --min-samples 5 --warmup-time 0.2 \
   --overwrite -q --out "$out/sweep.json"
-run_step recheck 0 "$ATTN_TUNE" bench --recheck "$out/sweep.json" --top 1000 --rounds 3 --tolerance 100
-python3 - "$out/recheck.log" "$experiment" > "$out/compare.md" <<'PY'
+shapes="$(python3 -c 'import json, sys; print(",".join(sorted({s for k in json.load(open(sys.argv[1]))["kernels"].values() for s in k["shapes"]})))' "$experiment")"
+OUT="$out" TAG="" PEERS_ALL=1 bash "$root/scripts/gpu/sustained_recheck.sh" "$out/sweep.json" "$shapes" 1000 ||
+  failures=$((failures + 1))
+python3 - "$out/sustained_recheck/recheck.log" "$experiment" > "$out/compare.md" <<'PY'
 import json, re, sys
 log, path = sys.argv[1:]
 compare = json.load(open(path))["compare"]
@@ -67,7 +71,7 @@ if not best:
 for kernel, param in compare.items():
     rows = {s: v for (k, s), v in best.items() if k == kernel}
     values = sorted({v for slot in rows.values() for v in slot}, key=float)
-    print(f"## {kernel}: the best of each {param}, re-timed interleaved (3 rounds)\n")
+    print(f"## {kernel}: the best of each {param}, re-timed interleaved at the sustained clock (3 rounds)\n")
     print(f"| shape | " + " | ".join(f"{param}={v} ms" for v in values) + f" | ratio to {param}={values[0]} | best configuration |")
     print("| --- | " + " | ".join("---:" for _ in values) + " | --- | --- |")
     for shape, slot in rows.items():
