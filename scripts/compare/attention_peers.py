@@ -71,6 +71,7 @@ def plan(args):
     items, skipped = [], []
     shapes = [p for s in args.shape for p in s.split(",") if p]
     kernels = [p for s in args.kernel for p in s.split(",") if p]
+    configs = json.loads(Path(args.configs).read_text()) if args.configs else {}
     for path in args.leaderboard:
         lb = json.loads(Path(path).read_text())
         for g in lb["groups"]:
@@ -81,9 +82,10 @@ def plan(args):
                 skipped.append(f"{where}: a {lb.get('backend')} leaderboard (its own median: "
                                f"{(g.get('best') or {}).get('median_ms')} ms); only CUDA kernels are launched here")
                 continue
-            entry = pick_entry(g, args.config)
+            config = configs.get(g["shape"], args.config)
+            entry = pick_entry(g, config)
             if entry is None:
-                skipped.append(f"{where}: no ok configuration" + (f" {args.config}" if args.config else ""))
+                skipped.append(f"{where}: no ok configuration" + (f" {config}" if config else ""))
                 continue
             items.append({"leaderboard": path, "spec": lb["spec"]["path"], "spec_name": lb["spec"]["name"],
                           "kernel": g["kernel"], "shape": g["shape"], "fields": g.get("shape_fields", {}),
@@ -703,6 +705,8 @@ def main(argv=None):
     ap.add_argument("--shape", action="append", default=[], metavar="PATTERNS", help="shape names or globs, comma-separated")
     ap.add_argument("--kernel", action="append", default=[], metavar="NAMES", help="only these spec kernels")
     ap.add_argument("--config", metavar="KEY", help="this configuration key or preset instead of each group's best")
+    ap.add_argument("--configs", metavar="JSON", help="a file of {shape: configuration key}: that shape's configuration "
+                    "instead of its group's best (or --config), e.g. scripts/gpu/sustained_recheck.sh's winners.json")
     ap.add_argument("--reps", type=int, default=3, help="interleaved repetitions (at least 3 for a ratio)")
     ap.add_argument("--samples", type=int, default=30, help="timed samples per implementation and repetition")
     ap.add_argument("--warmup", type=int, default=5, help="untimed samples first")

@@ -9,6 +9,8 @@
 #                       2 at D = 256, every configuration (configs/flash_attn_fwd_ws.json)
 #   3b. pingpong0       PINGPONG with OVERLAP 0 against without, 2 and 3 consumers, on the
 #                       D = 64 / 128 shapes, interleaved in one short sweep of those 8 configurations
+#   3c. sustained       scripts/gpu/sustained_recheck.sh: the 3 best per shape (not the windows) re-timed
+#                       interleaved at the clock the GPU sustains, which picks the winner the peers meet
 #   4. peers            scripts/compare/attention_peers.py: the winner per shape beside
 #                       FA2, cuDNN and mem-efficient SDPA, and flex_attention on the window
 #                       shapes, --reps 3 interleaved on the same tensors
@@ -280,10 +282,25 @@ EOF
   cat "$work/pingpong0.md"
   fi
 
-  # ---- 4. the peers: attn-tune's best per shape against SDPA's FA2 / cuDNN / mem-efficient
+  # ---- 3c. the winners at the sustained clock: the sweep samples at the boost clock, the peers step at the
+  # clock the power cap leaves, and the order of the best few can differ there (D = 256: 3.6-6.7%;
+  # results/h200/hopper_ws/sustained_recheck/). The 3 best per shape (windows aside: flex is far behind),
+  # re-timed interleaved after 0.5 s of warm-up; the peers step then compares each shape's sustained winner.
+  sustained_shapes="$(tr ',' '\n' <<< "$peer_shapes" | grep -v '^window-' | paste -sd, -)"
+  configs=()
+  if [ -n "$sustained_shapes" ]; then
+    step sustained env OUT="$work" WARMUP_S=0.5 MAX_TIME_S=0.2 bash scripts/gpu/sustained_recheck.sh \
+      "$work/flash_attn_fwd_ws.json" "$sustained_shapes" 3 none || failures=$((failures + 1))
+    if [ -s "$work/sustained_recheck/winners.json" ]; then
+      configs=(--configs "$work/sustained_recheck/winners.json")
+      cat "$work/sustained_recheck/winners.md"
+    fi
+  fi
+
+  # ---- 4. the peers: attn-tune's best per shape (at the sustained clock) against SDPA's FA2 / cuDNN / mem-efficient
   step peers python3 scripts/compare/attention_peers.py --leaderboard "$work/flash_attn_fwd_ws.json" \
-    --shape "$peer_shapes" --reps 3 --peers "$peers" --attn-tune "$ATTN_TUNE" --out "$work/attention_peers" ||
-    failures=$((failures + 1))
+    ${configs[@]+"${configs[@]}"} --shape "$peer_shapes" --reps 3 --peers "$peers" --attn-tune "$ATTN_TUNE" \
+    --out "$work/attention_peers" || failures=$((failures + 1))
   tail -25 "$work/peers.log"
 
   # ---- 5. determinism matrix on the winner (not in --rest: --quick ran it)

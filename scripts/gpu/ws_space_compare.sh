@@ -51,36 +51,7 @@ run_step sweep 0 "$ATTN_TUNE" sweep "$out/sweep_spec.json" --device cuda:0 --max
 shapes="$(python3 -c 'import json, sys; print(",".join(sorted({s for k in json.load(open(sys.argv[1]))["kernels"].values() for s in k["shapes"]})))' "$experiment")"
 OUT="$out" TAG="" PEERS_ALL=1 bash "$root/scripts/gpu/sustained_recheck.sh" "$out/sweep.json" "$shapes" 1000 ||
   failures=$((failures + 1))
-python3 - "$out/sustained_recheck/recheck.log" "$experiment" > "$out/compare.md" <<'PY'
-import json, re, sys
-log, path = sys.argv[1:]
-compare = json.load(open(path))["compare"]
-best = {}  # (kernel, shape) -> {value: (ms, configuration)}
-for line in open(log):
-    m = re.match(r"(\S+)\s+(\S+)\s+\d+\s+[\d.]+\s+([\d.]+)\s+\S+\s+(\S+)\s+ok", line)
-    if not m or m.group(1) not in compare:
-        continue
-    kernel, shape, ms, key = m.group(1), m.group(2), float(m.group(3)), m.group(4)
-    value = dict(kv.split("=") for kv in key.split(","))[compare[kernel]]
-    slot = best.setdefault((kernel, shape), {})
-    if value not in slot or ms < slot[value][0]:
-        slot[value] = (ms, key)
-if not best:
-    print("nothing re-timed")
-    sys.exit(1)
-for kernel, param in compare.items():
-    rows = {s: v for (k, s), v in best.items() if k == kernel}
-    values = sorted({v for slot in rows.values() for v in slot}, key=float)
-    print(f"## {kernel}: the best of each {param}, re-timed interleaved at the sustained clock (3 rounds)\n")
-    print(f"| shape | " + " | ".join(f"{param}={v} ms" for v in values) + f" | ratio to {param}={values[0]} | best configuration |")
-    print("| --- | " + " | ".join("---:" for _ in values) + " | --- | --- |")
-    for shape, slot in rows.items():
-        ms = [slot[v][0] if v in slot else None for v in values]
-        base = ms[0]
-        ratios = ", ".join(f"{v}: {base / m:.3f}" for v, m in zip(values[1:], ms[1:]) if m and base)
-        winner = min(slot.items(), key=lambda kv: kv[1][0])[1][1]
-        print(f"| {shape} | " + " | ".join(f"{m:.4f}" if m else "-" for m in ms) + f" | {ratios} | {winner} |")
-    print()
-PY
+python3 "$root/scripts/gpu/recheck_files.py" compare "$out/sustained_recheck/recheck.log" "$experiment" > "$out/compare.md" ||
+  failures=$((failures + 1))
 cat "$out/compare.md"
 echo "failures: $failures"
