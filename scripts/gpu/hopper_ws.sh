@@ -164,7 +164,8 @@ fi
 if [ "$verified" = 1 ]; then
   # ---- 3. the exhaustive sweep
   # ~770 (configuration, shape) pairs: short sampling keeps the sweep near 2-3 minutes; the GPU stays busy
-  # from one configuration to the next, so a short warm-up by time suffices (the peers step re-times the winners)
+  # from one configuration to the next, but not at its sustained clock: the leaderboards record 1905-1980 MHz, the
+  # peers step 1590-1720 (the power cap), so step 3c re-times the best few at the sustained clock
   # (--quick, --rest: ~600-700 pairs, half the sampling time, to stay under 8 minutes in all)
   step sweep "$ATTN_TUNE" sweep "$spec" --shape "$shapes" --device "$cuda" --max-time "$sample" --min-samples 5 \
     --warmup-time 0.05 --watchdog 30 --overwrite -q --out "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))

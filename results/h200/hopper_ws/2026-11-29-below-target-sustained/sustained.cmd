@@ -1,0 +1,1 @@
+env OUT=/root/out/hopper_ws WARMUP_S=0.5 MAX_TIME_S=0.2 bash scripts/gpu/sustained_recheck.sh /root/out/hopper_ws/flash_attn_fwd_ws.json fp16-d64-n1024-causal\,fp16-d128-n1024\,fp16-d128-n4096\,bf16-d128-n4096\,fp16-d128-n16384\,fp16-d256-n4096\,fp16-d256-n4096-causal 3 none 

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/flash_attn_fwd_ws.json --shape fp16-d64-n1024-causal\,fp16-d128-n1024\,fp16-d128-n4096\,bf16-d128-n4096\,fp16-d128-n16384\,fp16-d256-n4096\,fp16-d256-n4096-causal --device cuda:0 --max-time 0.05 --min-samples 5 --warmup-time 0.05 --watchdog 30 --overwrite -q --out /root/out/hopper_ws/flash_attn_fwd_ws.json 
