@@ -334,10 +334,10 @@ class Gpu:
         ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(a.samples)]
         for st, en in ev:
             self.sample(fn, st, en)
-        mhz = self.clock.mhz()  # the samples are queued or running: the clock they run at
+        mhz, watts = self.clock.mhz(), self.clock.watts()  # the samples are queued or running: what they run at
         torch.cuda.synchronize()
         ms = sorted(st.elapsed_time(en) for st, en in ev)
-        return {"median_ms": statistics.median(ms), "min_ms": ms[0], "max_ms": ms[-1], "sm_mhz": mhz,
+        return {"median_ms": statistics.median(ms), "min_ms": ms[0], "max_ms": ms[-1], "sm_mhz": mhz, "watts": watts,
                 "rel_noise": statistics.stdev(ms) / statistics.mean(ms) if len(ms) > 1 else 0.0}
 
 
@@ -543,9 +543,7 @@ def run_item(gpu, item, args):
                                                                                                 reps["attn-tune"]),
                         "spread": (max(at) - min(at)) / statistics.median(at)}
     row["attn_tune"]["metric"] = work / (row["attn_tune"]["ms"] * 1e-3)
-    mhz = [r["sm_mhz"] for r in reps["attn-tune"] if r["sm_mhz"] is not None]
-    if mhz:
-        row["attn_tune"]["sm_mhz"] = statistics.median(mhz)
+    add_device_state(row["attn_tune"], reps["attn-tune"])
     row["attn_tune"]["reps_sm_mhz"] = [r["sm_mhz"] for r in reps["attn-tune"]]
     row["script_over_leaderboard"] = row["attn_tune"]["ms"] / item["lb_median_ms"]
     if args.bench_turns:
@@ -558,10 +556,16 @@ def run_item(gpu, item, args):
         p = row["peers"][name]
         p.update(ms=statistics.median(ms), reps_ms=ms, metric=work / (statistics.median(ms) * 1e-3),
                  attn_tune_speedup=statistics.median(b / a for a, b in zip(at, ms)))
-        mhz = [r["sm_mhz"] for r in reps[name] if r["sm_mhz"] is not None]
-        if mhz:
-            p["sm_mhz"] = statistics.median(mhz)
+        add_device_state(p, reps[name])
     return row
+
+
+def add_device_state(into, reps):
+    """The median over repetitions of the SM clock and the board power NVML read while the samples ran."""
+    for key in ("sm_mhz", "watts"):
+        vals = [r[key] for r in reps if r.get(key) is not None]
+        if vals:
+            into[key] = statistics.median(vals)
 
 
 # ------------------------------------------------------------------------- report

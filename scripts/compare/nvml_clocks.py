@@ -30,6 +30,13 @@ class SmClock:
         c = ctypes.c_uint()
         return c.value if self.lib.nvmlDeviceGetClockInfo(self.handle, NVML_CLOCK_SM, ctypes.byref(c)) == 0 else None
 
+    def watts(self):
+        """The board's power draw now, in W (NVML averages it over about a second), or None without NVML."""
+        if self.lib is None:
+            return None
+        mw = ctypes.c_uint()
+        return mw.value / 1000 if self.lib.nvmlDeviceGetPowerUsage(self.handle, ctypes.byref(mw)) == 0 else None
+
     def max_mhz(self):
         if self.lib is None:
             return None
