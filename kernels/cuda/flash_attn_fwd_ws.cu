@@ -89,7 +89,10 @@
 #define BLOCK_N 128 /* keys per K / V tile: 64, 80 (D = 256 in 227 KB with 2 stages), 128, 176 or 192 */
 #endif
 #ifndef STAGES
-#define STAGES 2 /* K / V tiles in the shared-memory ring */
+/* K / V tiles in the shared-memory ring.  1 works because K and V have their own barriers: K's slot
+ * is refilled while P V reads V, V's while S reads K (D = 256 with 128-key tiles, where two stages
+ * do not fit beside Q: NOTES.md section 4, "One stage of 128 keys at D = 256") */
+#define STAGES 2
 #endif
 /* 0: no setmaxnreg (every thread keeps the entry budget, 65536 / threads);
  * 1: producer / consumer budgets (FA3's: 56/256 for 1 consumer, 24/240 for 2,
@@ -181,8 +184,8 @@
 #if BLOCK_N != 64 && BLOCK_N != 80 && BLOCK_N != 128 && BLOCK_N != 176 && BLOCK_N != 192
 #error "flash_attn_fwd_ws: BLOCK_N must be 64, 80, 128, 176 or 192"
 #endif
-#if STAGES < 2 || STAGES > 4
-#error "flash_attn_fwd_ws: STAGES must be 2..4"
+#if STAGES < 1 || STAGES > 4
+#error "flash_attn_fwd_ws: STAGES must be 1..4"
 #endif
 #if REG_SPLIT != 0 && REG_SPLIT != 1
 #error "flash_attn_fwd_ws: REG_SPLIT must be 0 or 1"
