@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep /root/out/d256_single_stage/verify_spec.json --device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 --warmup-time 0 --watchdog 15 --overwrite -q --out /root/out/d256_single_stage/verify.json 

@@ -1,0 +1,1 @@
+python3 /work/main/scripts/compare/attention_peers.py --leaderboard /root/out/power_cap_ratio_above/leaderboard.json --shape fp16-d64-n4096\,fp16-d128-n4096-causal\,fp16-d128-n1024-causal --peers cudnn --reps 5 --attn-tune /work/main/build-gpu/app/attn-tune --out /root/out/power_cap_ratio_above/capped 

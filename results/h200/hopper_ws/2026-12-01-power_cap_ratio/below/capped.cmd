@@ -1,0 +1,1 @@
+python3 /work/main/scripts/compare/attention_peers.py --leaderboard /root/out/power_cap_ratio/leaderboard.json --shape \* --peers cudnn --reps 5 --attn-tune /work/main/build-gpu/app/attn-tune --configs /root/out/power_cap_ratio/winners.json --out /root/out/power_cap_ratio/capped 

@@ -1,0 +1,1 @@
+python3 /work/main/scripts/compare/attention_peers.py --leaderboard /root/out/wave_quantization/sweep.json --peers cudnn --attn-tune /work/main/build-gpu/app/attn-tune --configs /root/out/wave_quantization/configs_winners.json --reps 5 --out /root/out/wave_quantization/peers_winners 

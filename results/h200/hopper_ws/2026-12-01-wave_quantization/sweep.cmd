@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep /work/main/scripts/gpu/wave_quantization/spec.json --device cuda:0 --max-time 0.1 --min-samples 5 --warmup-time 0.2 --overwrite -q --out /root/out/wave_quantization/sweep.json 
