@@ -2,8 +2,10 @@
 # Does the warp-specialized prefill's time step with its rounds of work items (wave quantization), and
 # does cuDNN's? And are the peers bitwise deterministic across batch sizes, as attn-tune's kernels are?
 # On an H100 / H200:
-#   0. warm    15 s of bf16 matrix products, so that the first shape timed does not run on a cold GPU
-#              above the clock the power cap then leaves (the first try's first row ran 10% faster)
+#   0. warm    15 s of bf16 matrix products before the comparisons, meant to bring the GPU to the clock
+#              the power cap leaves before the first shape. It does not quite: attention_peers.py first
+#              compiles its launches with the GPU idle, and on 2026-12-01 the first shape still ran at
+#              1980 MHz on both sides (the ratios are interleaved, so that row compares at the boost clock)
 #   1. sweep   the anchors' winning families (wave_quantization/spec.json) on non-causal shapes whose
 #              count of 128-row items sits below, at and above multiples of the SM count; every
 #              configuration is checked against the CPU reference on each shape before it is timed
