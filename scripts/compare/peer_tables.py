@@ -28,6 +28,9 @@ def wave_rows(run):
     relative to the first row of the same series."""
     sms, first, rows = run["meta"]["sm_count"], {}, []
     for r in run["rows"]:
+        if "ms" not in r["peers"].get("cuDNN", {}):
+            sys.exit(f"peer_tables: {r['shape']} has no cuDNN time ({r['peers'].get('cuDNN')}): run attention_peers.py "
+                     "with --peers cudnn")
         f = r["fields"]
         items = math.ceil(f["Nq"] / ITEM_ROWS) * f["Hq"] * f["B"]
         rounds = items / sms
@@ -72,7 +75,7 @@ def clocks(boost_dir, capped_dir):
          "| shape | boost: x cuDNN | MHz | W | capped: x cuDNN | MHz | W |", "| --- | ---: | --- | --- | ---: | --- | --- |"]
 
     def cells(row):
-        if row is None:
+        if row is None or "ms" not in row["peers"].get("cuDNN", {}):
             return ["–"] * 3
         a, c = row["attn_tune"], row["peers"]["cuDNN"]
         return [f"{c['attn_tune_speedup']:.3f}", pair(a.get("sm_mhz"), c.get("sm_mhz")), pair(a.get("watts"), c.get("watts"))]

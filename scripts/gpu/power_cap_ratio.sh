@@ -14,8 +14,11 @@
 # shape's best in the leaderboard. SHAPES: comma-separated names or globs (default: every shape). The
 # results go to $OUT/$NAME.
 set -uo pipefail
-leaderboard="$(realpath "${1:?usage: power_cap_ratio.sh LEADERBOARD WINNERS.json [SHAPES]}")"
-winners="${2:?usage: power_cap_ratio.sh LEADERBOARD WINNERS.json|- [SHAPES]}"
+usage="usage: power_cap_ratio.sh LEADERBOARD WINNERS.json|- [SHAPES]"
+leaderboard="$(realpath "${1:?$usage}")"
+winners="${2:?$usage}"
+# absolute before lib.sh changes to the repository root
+[ "$winners" = "-" ] || winners="$(realpath "$winners")"
 shapes="${3:-*}"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin "${NAME:-power_cap_ratio}"
