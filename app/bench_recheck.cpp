@@ -4,9 +4,9 @@
 
 #include "cli_common.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/export/recheck.hpp"
-#include "tuner/export/recorded_spec_measurer.hpp"
-#include "tuner/run/settings.hpp"
+#include "tuner/gate/recheck.hpp"
+#include "tuner/gate/recorded_spec_measurer.hpp"
+#include "tuner/record/settings.hpp"
 
 namespace attn::cli {
 

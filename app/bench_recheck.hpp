@@ -1,5 +1,5 @@
 // attn-tune bench --recheck: re-times a leaderboard's best configurations,
-// interleaved, against their recorded medians (tuner/export/recheck.hpp).
+// interleaved, against their recorded medians (tuner/gate/recheck.hpp).
 #pragma once
 
 #include <string>

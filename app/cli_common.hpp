@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tuner/run/settings.hpp"
+#include "tuner/record/settings.hpp"
 
 namespace attn::cli {
 

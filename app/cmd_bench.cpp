@@ -9,10 +9,10 @@
 #include "commands.hpp"
 #include "launch_bundle.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/run_resolver.hpp"
-#include "tuner/run/run_summary.hpp"
+#include "tuner/plan/run_resolver.hpp"
+#include "tuner/runners/config_runner.hpp"
 #include "tuner/spec/config_assignment.hpp"
+#include "tuner/sweep/run_summary.hpp"
 
 namespace attn::cli {
 

@@ -9,11 +9,11 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "tuner/backend/offline_compiler.hpp"
 #include "tuner/cache/cache_store.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/run/compile_report.hpp"
-#include "tuner/run/run_resolver.hpp"
+#include "tuner/device/offline_compiler.hpp"
+#include "tuner/plan/run_resolver.hpp"
+#include "tuner/sweep/compile_report.hpp"
 
 namespace attn::cli {
 namespace {

@@ -14,8 +14,8 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/core/version.hpp"
-#include "tuner/run/evaluator.hpp"
-#include "tuner/run/run_resolver.hpp"
+#include "tuner/measure/evaluator.hpp"
+#include "tuner/plan/run_resolver.hpp"
 #include "tuner/spec/config_assignment.hpp"
 
 namespace attn::cli {

@@ -12,10 +12,10 @@
 #include "tuner/export/c_source.hpp"
 #include "tuner/export/defines_writer.hpp"
 #include "tuner/export/header_writer.hpp"
-#include "tuner/export/leaderboard_reader.hpp"
 #include "tuner/export/t4_writer.hpp"
-#include "tuner/export/timing_policy_check.hpp"
 #include "tuner/export/tuning_table.hpp"
+#include "tuner/gate/timing_policy_check.hpp"
+#include "tuner/record/leaderboard_reader.hpp"
 
 namespace attn::cli {
 namespace {
@@ -76,14 +76,14 @@ void add_export_command(CLI::App& app, Context& ctx) {
     if (opt.format == "t4") {
       if (opt.out.empty())
         throw UsageError("--format t4 needs --out DIRECTORY: it writes one document per kernel and shape");
-      std::filesystem::create_directories(opt.out);
       for (const auto& lb : leaderboards) {
         const auto dir = std::filesystem::path(opt.out);
         const std::string stem = lb.file.stem().string();
         write_file_atomically(dir / fmt::format("{}.metadata.json", stem), t4_metadata(lb).dump(2) + "\n");
         for (const auto& g : lb.groups)
-          write_file_atomically(dir / fmt::format("{}.{}.{}.results.json", stem, g.kernel, g.shape),
-                                t4_results(lb, g).dump(2) + "\n");
+          write_file_atomically(
+              dir / fmt::format("{}.{}.{}.results.json", stem, file_name_part(g.kernel), file_name_part(g.shape)),
+              t4_results(lb, g).dump(2) + "\n");
       }
       return;
     }

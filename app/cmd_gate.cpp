@@ -10,11 +10,11 @@
 #include "commands.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/export/gate.hpp"
-#include "tuner/export/gate_summary.hpp"
-#include "tuner/export/junit_writer.hpp"
-#include "tuner/export/leaderboard_reader.hpp"
-#include "tuner/export/recorded_spec_measurer.hpp"
+#include "tuner/gate/gate.hpp"
+#include "tuner/gate/gate_summary.hpp"
+#include "tuner/gate/junit_writer.hpp"
+#include "tuner/gate/recorded_spec_measurer.hpp"
+#include "tuner/record/leaderboard_reader.hpp"
 
 namespace attn::cli {
 namespace {

@@ -5,8 +5,8 @@
 #include "commands.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/distribute/merge.hpp"
-#include "tuner/run/leaderboard_table.hpp"
+#include "tuner/record/leaderboard_table.hpp"
+#include "tuner/sweep/merge.hpp"
 
 namespace attn::cli {
 

@@ -4,9 +4,9 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/export/html_report.hpp"
-#include "tuner/export/leaderboard_reader.hpp"
-#include "tuner/export/markdown_report.hpp"
+#include "tuner/record/leaderboard_reader.hpp"
+#include "tuner/report/html_report.hpp"
+#include "tuner/report/markdown_report.hpp"
 
 namespace attn::cli {
 

@@ -9,7 +9,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "tuner/ops/operation.hpp"
-#include "tuner/run/run_resolver.hpp"
+#include "tuner/plan/run_resolver.hpp"
 #include "tuner/search/space_census.hpp"
 
 namespace attn::cli {

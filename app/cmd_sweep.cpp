@@ -5,10 +5,10 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "tuner/distribute/distributed_sweep.hpp"
-#include "tuner/run/determinism_summary.hpp"
-#include "tuner/run/leaderboard_table.hpp"
+#include "tuner/record/determinism_summary.hpp"
+#include "tuner/record/leaderboard_table.hpp"
 #include "tuner/search/strategy.hpp"
+#include "tuner/sweep/distributed_sweep.hpp"
 
 namespace attn::cli {
 

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tuner/run/config_runner.hpp"
+#include "tuner/runners/config_runner.hpp"
 
 namespace attn::cli {
 
@@ -15,9 +15,11 @@ void add_worker_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--device", device)->required();
   cmd->add_option("--settings", settings_json)->required();
   cmd->add_option("--shape", shapes);
+  static int parent = 0;
+  cmd->add_option("--parent", parent, "The sweep's process id: the worker exits when that process is gone");
   cmd->callback([&ctx] {
     const RunSettings settings = RunSettings::from_json(nlohmann::json::parse(settings_json));
-    ctx.exit_code = serve_worker(spec, shapes, device, settings, /*protocol_fd=*/3);
+    ctx.exit_code = serve_worker(spec, shapes, device, settings, /*protocol_fd=*/3, parent);
   });
 }
 

@@ -10,15 +10,13 @@
 #include "tuner/core/source_identity.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/core/version.hpp"
+#include "tuner/device/offline_compiler.hpp"
 #include "tuner/ops/operation.hpp"
-#include "tuner/run/kernel_arguments.hpp"
-#include "tuner/run/launch_plan.hpp"
-#include "tuner/run/result.hpp"
-#include "tuner/run/tensor_map_arguments.hpp"
+#include "tuner/plan/kernel_arguments.hpp"
+#include "tuner/plan/launch_plan.hpp"
+#include "tuner/plan/tensor_map_arguments.hpp"
+#include "tuner/record/result.hpp"
 #include "tuner/spec/space.hpp"
-#ifdef ATTN_TUNE_WITH_CUDA
-#include "tuner/backend/cuda/nvrtc_compiler.hpp"
-#endif
 
 namespace attn::cli {
 
@@ -35,14 +33,6 @@ void write_bytes(const fs::path& path, const void* data, std::size_t size) {
 std::string hex(const std::vector<std::byte>& bytes) {
   std::string s;
   for (std::byte b : bytes) s += fmt::format("{:02x}", static_cast<unsigned>(b));
-  return s;
-}
-
-// A file name made of the shape's name (which may hold '/', ' ' ...).
-std::string file_stem(const std::string& name) {
-  std::string s = name;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   return s;
 }
 
@@ -64,28 +54,15 @@ nlohmann::json program_for(const Spec& spec, const std::string& backend, const K
     for (const auto& o : request.extra_options) options.push_back(o);
     return {{"format", "opencl-source"}, {"source", request.source_path.string()}, {"options", options}};
   }
-#ifdef ATTN_TUNE_WITH_CUDA
-  const NvrtcResult compiled = nvrtc_compile(request);
-  const std::string file = fmt::format("{}.{}.{}", file_stem(kernel.name), index, compiled.is_cubin ? "cubin" : "ptx");
-  // PTX comes back with its terminating NUL: the file holds the text only.
-  const std::size_t size =
-      compiled.is_cubin ? compiled.image.size() : compiled.image.size() - (compiled.image.empty() ? 0 : 1);
-  write_bytes(dir / file, compiled.image.data(), size);
-  for (const auto& entry : plan.entries) {
-    // A templated entry is looked up in the image by its lowered name.
-    KernelResources res = resources_from_ptxas(compiled.ptxas, compiled.symbol(entry));
-    if (is_name_expression(entry)) res.symbol = compiled.symbol(entry);
-    resources[entry] = res.to_json();
-  }
-  return {{"format", compiled.is_cubin ? "cubin" : "ptx"},
+  const OfflineImage image = offline_compiler().compile_image(request);
+  const std::string file = fmt::format("{}.{}.{}", file_name_part(kernel.name), index, image.format);
+  write_bytes(dir / file, image.bytes.data(), image.bytes.size());
+  for (const auto& [entry, res] : image.resources) resources[entry] = res.to_json();
+  return {{"format", image.format},
           {"file", file},
-          {"arch", compiled.arch},
-          {"nvrtc", nvrtc_version()},
-          {"options", compiled.options}};
-#else
-  (void)kernel, (void)dir, (void)index, (void)resources;
-  throw UsageError("--emit-launch of a CUDA kernel needs attn-tune built with CUDA (NVRTC)");
-#endif
+          {"arch", image.arch},
+          {"nvrtc", image.compiler},
+          {"options", image.options}};
 }
 
 }  // namespace
@@ -144,7 +121,7 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
           break;
         case BoundArgument::Kind::value:
           if (a.type == "params") {
-            const std::string params_file = file_stem(shape.name) + ".params.bin";
+            const std::string params_file = file_name_part(shape.name) + ".params.bin";
             write_bytes(dir / params_file, a.bytes.data(), a.bytes.size());
             args.push_back({{"name", "params"},
                             {"kind", "value"},

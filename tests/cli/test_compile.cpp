@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/test_support.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/load/spec_loader.hpp"
 
 namespace attn {
 namespace {

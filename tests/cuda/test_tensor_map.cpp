@@ -9,11 +9,11 @@
 #include "tests/support/test_support.hpp"
 #include "tuner/backend/cuda/tensor_map.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/load/spec_loader.hpp"
 #include "tuner/ops/operation.hpp"
-#include "tuner/run/launch_plan.hpp"
-#include "tuner/run/result.hpp"
-#include "tuner/run/tensor_map_arguments.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/plan/launch_plan.hpp"
+#include "tuner/plan/tensor_map_arguments.hpp"
+#include "tuner/record/result.hpp"
 
 namespace attn {
 namespace {

@@ -7,8 +7,8 @@
 #include "tests/support/test_support.hpp"
 #include "tuner/backend/registry.hpp"
 #include "tuner/check/determinism_check.hpp"
-#include "tuner/run/evaluator.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/load/spec_loader.hpp"
+#include "tuner/measure/evaluator.hpp"
 
 namespace attn::test {
 

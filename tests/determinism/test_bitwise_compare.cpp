@@ -10,7 +10,7 @@
 #include "tuner/check/bitwise_compare.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/half.hpp"
-#include "tuner/run/determinism_summary.hpp"
+#include "tuner/record/determinism_summary.hpp"
 
 namespace attn {
 namespace {

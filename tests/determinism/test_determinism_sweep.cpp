@@ -8,9 +8,9 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/check/checks.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/leaderboard_table.hpp"
-#include "tuner/run/sweep.hpp"
+#include "tuner/record/leaderboard_table.hpp"
+#include "tuner/runners/config_runner.hpp"
+#include "tuner/sweep/sweep.hpp"
 
 namespace attn {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/check/output_layout.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/load/spec_loader.hpp"
 
 namespace attn {
 namespace {

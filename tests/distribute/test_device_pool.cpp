@@ -20,9 +20,9 @@
 #include "tests/distribute/sweep_outcomes.hpp"
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/distribute/device_pool.hpp"
-#include "tuner/distribute/distributed_sweep.hpp"
-#include "tuner/distribute/shard.hpp"
+#include "tuner/record/shard.hpp"
+#include "tuner/runners/device_pool.hpp"
+#include "tuner/sweep/distributed_sweep.hpp"
 
 namespace attn {
 namespace {

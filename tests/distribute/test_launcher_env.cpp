@@ -8,7 +8,7 @@
 #include "tests/distribute/sweep_outcomes.hpp"
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/distribute/launcher_env.hpp"
+#include "tuner/sweep/launcher_env.hpp"
 
 namespace attn {
 namespace {

@@ -12,7 +12,7 @@
 #include "tests/distribute/sweep_outcomes.hpp"
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/distribute/shard.hpp"
+#include "tuner/record/shard.hpp"
 
 namespace attn {
 namespace {

@@ -1,7 +1,7 @@
 #include "tests/export/leaderboard_fixture.hpp"
 
-#include "tuner/run/leaderboard.hpp"
-#include "tuner/run/leaderboard_model.hpp"
+#include "tuner/record/leaderboard.hpp"
+#include "tuner/record/leaderboard_model.hpp"
 
 namespace attn::test {
 

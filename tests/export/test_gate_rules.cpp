@@ -5,10 +5,10 @@
 #include <regex>
 
 #include "tuner/core/error.hpp"
-#include "tuner/export/gate.hpp"
-#include "tuner/export/gate_rules.hpp"
-#include "tuner/export/gate_summary.hpp"
-#include "tuner/export/junit_writer.hpp"
+#include "tuner/gate/gate.hpp"
+#include "tuner/gate/gate_rules.hpp"
+#include "tuner/gate/gate_summary.hpp"
+#include "tuner/gate/junit_writer.hpp"
 
 namespace attn {
 namespace {

@@ -11,7 +11,7 @@
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/export/leaderboard_reader.hpp"
+#include "tuner/record/leaderboard_reader.hpp"
 
 namespace attn {
 namespace {

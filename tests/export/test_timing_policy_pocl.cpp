@@ -7,7 +7,7 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/export/recheck.hpp"
+#include "tuner/gate/recheck.hpp"
 
 namespace attn {
 namespace {

@@ -22,9 +22,9 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/backend/registry.hpp"
-#include "tuner/run/evaluator.hpp"
+#include "tuner/load/spec_loader.hpp"
+#include "tuner/measure/evaluator.hpp"
 #include "tuner/spec/space.hpp"
-#include "tuner/spec/spec_loader.hpp"
 
 namespace attn {
 namespace {

@@ -14,11 +14,11 @@
 #include "tests/support/test_support.hpp"
 #include "tuner/backend/registry.hpp"
 #include "tuner/check/determinism_check.hpp"
+#include "tuner/load/spec_loader.hpp"
+#include "tuner/measure/evaluator.hpp"
 #include "tuner/ops/attention_layout.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/evaluator.hpp"
-#include "tuner/run/sweep.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/runners/config_runner.hpp"
+#include "tuner/sweep/sweep.hpp"
 
 namespace attn {
 namespace {

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "tests/support/test_support.hpp"
-#include "tuner/run/config_runner.hpp"
-#include "tuner/run/sweep.hpp"
+#include "tuner/runners/config_runner.hpp"
+#include "tuner/sweep/sweep.hpp"
 
 namespace attn {
 namespace {
@@ -69,7 +69,7 @@ TEST_P(TestbedSweep, EveryFaultGetsItsStatusAndTheRestRank) {
     EXPECT_EQ(g.at("counts").at("ok").get<int>(), 2);
     EXPECT_EQ(g.at("baseline").at("preset"), "correct");
     // Rank 1 is at least as fast as the baseline, unless the two tied within noise and the tie rule ranked the
-    // other first (tuner/run/ties.hpp): then it is the tied set's winner.
+    // other first (tuner/record/ties.hpp): then it is the tied set's winner.
     if (g.contains("ties")) EXPECT_EQ(g.at("ties").at("winner"), g.at("best").at("key"));
     else EXPECT_GE(g.at("baseline").at("best_speedup").get<double>(), 1.0);
   }

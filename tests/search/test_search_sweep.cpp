@@ -9,11 +9,11 @@
 #include "tests/support/test_support.hpp"
 #include "tuner/core/rng.hpp"
 #include "tuner/core/text_file.hpp"
+#include "tuner/load/spec_loader.hpp"
 #include "tuner/ops/operation.hpp"
-#include "tuner/run/result.hpp"
-#include "tuner/search/search_sweep.hpp"
+#include "tuner/record/result.hpp"
 #include "tuner/search/space_sampler.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/sweep/search_sweep.hpp"
 
 namespace attn {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "tuner/run/config_runner.hpp"
+#include "tuner/runners/config_runner.hpp"
 
 namespace attn::test {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/test_support.hpp"
-#include "tuner/run/sweep.hpp"
+#include "tuner/sweep/sweep.hpp"
 
 namespace attn::test {
 

@@ -9,7 +9,7 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/load/spec_loader.hpp"
 
 namespace attn {
 namespace {

@@ -5,7 +5,7 @@
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text_file.hpp"
-#include "tuner/run/journal.hpp"
+#include "tuner/record/journal.hpp"
 
 namespace attn {
 namespace {

@@ -12,12 +12,12 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/load/spec_loader.hpp"
 #include "tuner/ops/custom_buffers.hpp"
 #include "tuner/ops/operation.hpp"
-#include "tuner/run/kernel_arguments.hpp"
-#include "tuner/run/result.hpp"
+#include "tuner/plan/kernel_arguments.hpp"
+#include "tuner/record/result.hpp"
 #include "tuner/spec/space.hpp"
-#include "tuner/spec/spec_loader.hpp"
 
 namespace attn {
 namespace {

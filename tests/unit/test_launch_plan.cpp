@@ -9,10 +9,10 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/load/spec_loader.hpp"
 #include "tuner/ops/operation.hpp"
-#include "tuner/run/launch_plan.hpp"
-#include "tuner/run/result.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/plan/launch_plan.hpp"
+#include "tuner/record/result.hpp"
 
 namespace attn {
 namespace {

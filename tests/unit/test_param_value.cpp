@@ -9,11 +9,11 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/run/launch_plan.hpp"
-#include "tuner/run/result.hpp"
+#include "tuner/load/spec_loader.hpp"
+#include "tuner/plan/launch_plan.hpp"
+#include "tuner/record/result.hpp"
 #include "tuner/spec/config_assignment.hpp"
 #include "tuner/spec/space.hpp"
-#include "tuner/spec/spec_loader.hpp"
 
 namespace attn {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/core/text_file.hpp"
+#include "tuner/load/spec_loader.hpp"
 #include "tuner/ops/operation.hpp"
 #include "tuner/spec/space.hpp"
-#include "tuner/spec/spec_loader.hpp"
 
 namespace attn {
 namespace {

@@ -6,10 +6,10 @@
 #include <chrono>
 
 #include "tests/support/test_support.hpp"
+#include "tuner/load/spec_loader.hpp"
 #include "tuner/ops/operation.hpp"
-#include "tuner/run/run_plan.hpp"
+#include "tuner/plan/run_plan.hpp"
 #include "tuner/spec/space.hpp"
-#include "tuner/spec/spec_loader.hpp"
 
 namespace attn {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "tuner/run/stats.hpp"
+#include "tuner/record/stats.hpp"
 
 namespace attn {
 namespace {

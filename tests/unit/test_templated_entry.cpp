@@ -8,9 +8,9 @@
 
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/load/spec_loader.hpp"
 #include "tuner/ops/operation.hpp"
-#include "tuner/run/launch_plan.hpp"
-#include "tuner/spec/spec_loader.hpp"
+#include "tuner/plan/launch_plan.hpp"
 
 namespace attn {
 namespace {

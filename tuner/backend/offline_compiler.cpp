@@ -1,4 +1,6 @@
-#include "tuner/backend/offline_compiler.hpp"
+#include "tuner/device/offline_compiler.hpp"
+
+#include <cstring>
 
 #include "tuner/core/error.hpp"
 #ifdef ATTN_TUNE_WITH_CUDA
@@ -16,6 +18,25 @@ class NvrtcOfflineCompiler final : public OfflineCompiler {
   std::string backend() const override { return "cuda"; }
   std::unique_ptr<Program> compile(const CompileRequest& request) const override { return compile_cuda_offline(request); }
   std::vector<std::string> supported_architectures() const override { return nvrtc_supported_archs(); }
+  OfflineImage compile_image(const CompileRequest& request) const override {
+    const NvrtcResult compiled = nvrtc_compile(request);
+    OfflineImage image;
+    image.format = compiled.is_cubin ? "cubin" : "ptx";
+    // PTX comes back with its terminating NUL: the image holds the text only.
+    const std::size_t size =
+        compiled.is_cubin ? compiled.image.size() : compiled.image.size() - (compiled.image.empty() ? 0 : 1);
+    image.bytes.resize(size);
+    if (size) std::memcpy(image.bytes.data(), compiled.image.data(), size);
+    image.arch = compiled.arch;
+    image.compiler = nvrtc_version();
+    image.options = compiled.options;
+    for (const auto& entry : request.entries) {
+      KernelResources res = resources_from_ptxas(compiled.ptxas, compiled.symbol(entry));
+      if (is_name_expression(entry)) res.symbol = compiled.symbol(entry);
+      image.resources[entry] = std::move(res);
+    }
+    return image;
+  }
   void describe_launch(const std::string& arch, const Launch& launch, KernelResources& r) const override {
     if (const ArchLimits* limits = find_arch_limits(arch))
       if (const auto occ = theoretical_occupancy(*limits, r, launch)) {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/backend/device.hpp"
+#include "tuner/device/device.hpp"
 
 namespace attn {
 

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "tuner/check/determinism_check.hpp"
-#include "tuner/run/evaluator.hpp"
-#include "tuner/run/evaluator_setup.hpp"
+#include "tuner/measure/evaluator.hpp"
+#include "tuner/measure/evaluator_setup.hpp"
 
 namespace attn {
 

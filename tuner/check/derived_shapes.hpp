@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/check/bitwise_compare.hpp"
-#include "tuner/run/evaluator.hpp"
+#include "tuner/measure/evaluator.hpp"
 
 namespace attn {
 

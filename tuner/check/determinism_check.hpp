@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/check/derived_shapes.hpp"
-#include "tuner/run/settings.hpp"
+#include "tuner/record/settings.hpp"
 
 namespace attn {
 

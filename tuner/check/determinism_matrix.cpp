@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "tuner/run/determinism_summary.hpp"
+#include "tuner/record/determinism_summary.hpp"
 
 namespace attn {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/export/leaderboard_reader.hpp"
+#include "tuner/record/leaderboard_reader.hpp"
 
 namespace attn {
 

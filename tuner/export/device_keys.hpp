@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tuner/backend/device.hpp"
+#include "tuner/device/device.hpp"
 
 namespace attn {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tuner/export/leaderboard_reader.hpp"
 #include "tuner/export/tuning_table.hpp"
+#include "tuner/record/leaderboard_reader.hpp"
 
 namespace attn {
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/ops/operation.hpp"
 
 namespace attn {
 namespace {
@@ -27,12 +28,22 @@ std::pair<long long, long long> pow2_range(long long value) {
 }
 
 std::vector<BucketField> bucket_scheme(const std::string& operation, const std::vector<nlohmann::json>& shapes_fields) {
-  if (operation == "attention")
-    return {{"dtype", BucketRule::exact, FieldType::text},
-            {"D", BucketRule::exact, FieldType::integer},
-            {"causal", BucketRule::exact, FieldType::integer},
-            {"Nq", BucketRule::pow2_range, FieldType::integer},
-            {"Nkv", BucketRule::pow2_range, FieldType::integer}};
+  const auto known = operation_names();
+  if (std::find(known.begin(), known.end(), operation) != known.end()) {
+    const ShapeBucketFields own = find_operation(operation).bucket_fields();
+    if (!own.exact.empty() || !own.pow2_range.empty()) {
+      // A field's type is the one the shapes give it (an integer where none has it: bucket_of then names it).
+      auto typed = [&](const std::string& name, BucketRule rule) {
+        for (const auto& fields : shapes_fields)
+          if (fields.contains(name) && !fields.at(name).is_null()) return BucketField{name, rule, type_of(fields.at(name))};
+        return BucketField{name, rule, FieldType::integer};
+      };
+      std::vector<BucketField> scheme;
+      for (const auto& name : own.exact) scheme.push_back(typed(name, BucketRule::exact));
+      for (const auto& name : own.pow2_range) scheme.push_back(typed(name, BucketRule::pow2_range));
+      return scheme;
+    }
+  }
   // Every field some shape has; a field that is an integer in one shape and
   // fractional in another is a number, bucketed exactly.
   std::vector<BucketField> scheme;

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "tuner/export/config_choice.hpp"
-#include "tuner/export/leaderboard_reader.hpp"
 #include "tuner/export/shape_bucket.hpp"
+#include "tuner/record/leaderboard_reader.hpp"
 
 namespace attn {
 

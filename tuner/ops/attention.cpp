@@ -444,6 +444,9 @@ class AttentionOperation final : public Operation {
 
   std::string batch_field() const override { return "B"; }
 
+  // A kernel's tuned row holds for one dtype, head size and masking, over a range of sequence lengths.
+  ShapeBucketFields bucket_fields() const override { return {{"dtype", "D", "causal"}, {"Nq", "Nkv"}}; }
+
   json with_batch(const json& f, int n) const override {
     json out = f;
     out["B"] = n;

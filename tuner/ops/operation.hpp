@@ -31,6 +31,14 @@ struct ShapeField {
   std::string help;
 };
 
+// How a tuned table groups an operation's shapes into rows (tuner/export/shape_bucket.hpp): the fields taken
+// exactly and those put into power-of-two ranges, in the row key's order. Empty: every field of the shapes,
+// integers by range.
+struct ShapeBucketFields {
+  std::vector<std::string> exact;
+  std::vector<std::string> pow2_range;
+};
+
 // A buffer in kernel-argument order.
 struct HostBuffer {
   std::string name;
@@ -127,6 +135,7 @@ class Operation {
   // The decode cache growth check of FIELDS over STEPS positions; by default
   // not applicable (the operation has no decode cache).
   virtual CacheGrowthPlan cache_growth(const nlohmann::json& fields, int steps) const;
+  virtual ShapeBucketFields bucket_fields() const { return {}; }
   // Tolerance used when the spec gives none.
   virtual Tolerance default_tolerance(const nlohmann::json& fields) const = 0;
 

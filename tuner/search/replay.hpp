@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tuner/export/leaderboard_reader.hpp"
+#include "tuner/record/leaderboard_reader.hpp"
 #include "tuner/search/search_loop.hpp"
 
 namespace attn {

@@ -2,31 +2,59 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <muParser.h>
 #include <muParserInt.h>
 
 namespace attn {
 namespace {
 
-long long to_int(mu::value_type v) { return std::llround(v); }
+// Operands and results are 64-bit integers carried in muparser's doubles. A value past that range (an overflow,
+// pow's infinity, a NaN) is an error of the expression, never a wrapped value or SIGFPE.
+long long to_int(mu::value_type v) {
+  constexpr double limit = 9223372036854775808.0;  // 2^63
+  if (!std::isfinite(v) || v >= limit || v < -limit)
+    throw mu::ParserError(fmt::format("a value outside the 64-bit integer range ({})", v));
+  return std::llround(v);
+}
 mu::value_type as_value(long long v) { return static_cast<mu::value_type>(v); }
+[[noreturn]] void overflow(const char* op, long long a, long long b) {
+  throw mu::ParserError(fmt::format("{} {} {} overflows a 64-bit integer", a, op, b));
+}
 
 // ParserInt rounds operands to a 32-bit int, so sizes past 2 GiB overflowed
 // and '/' or '%' by zero raised SIGFPE: every arithmetic and comparison
-// operator is redefined here on 64-bit integers, and division by zero throws.
-mu::value_type add(mu::value_type a, mu::value_type b) { return as_value(to_int(a) + to_int(b)); }
-mu::value_type sub(mu::value_type a, mu::value_type b) { return as_value(to_int(a) - to_int(b)); }
-mu::value_type mul(mu::value_type a, mu::value_type b) { return as_value(to_int(a) * to_int(b)); }
+// operator is redefined here on 64-bit integers, checked for overflow, and division by zero throws.
+mu::value_type add(mu::value_type a, mu::value_type b) {
+  long long r;
+  if (__builtin_add_overflow(to_int(a), to_int(b), &r)) overflow("+", to_int(a), to_int(b));
+  return as_value(r);
+}
+mu::value_type sub(mu::value_type a, mu::value_type b) {
+  long long r;
+  if (__builtin_sub_overflow(to_int(a), to_int(b), &r)) overflow("-", to_int(a), to_int(b));
+  return as_value(r);
+}
+mu::value_type mul(mu::value_type a, mu::value_type b) {
+  long long r;
+  if (__builtin_mul_overflow(to_int(a), to_int(b), &r)) overflow("*", to_int(a), to_int(b));
+  return as_value(r);
+}
 mu::value_type safe_div(mu::value_type a, mu::value_type b) {
-  if (to_int(b) == 0) throw mu::ParserError("division by zero");
-  return as_value(to_int(a) / to_int(b));
+  const long long x = to_int(a), y = to_int(b);
+  if (y == 0) throw mu::ParserError("division by zero");
+  if (y == -1 && x == std::numeric_limits<long long>::min()) overflow("/", x, y);
+  return as_value(x / y);
 }
 mu::value_type safe_mod(mu::value_type a, mu::value_type b) {
-  if (to_int(b) == 0) throw mu::ParserError("modulo by zero (note: && and || evaluate both sides; guard with `c ? a : b`)");
-  return as_value(to_int(a) % to_int(b));
+  const long long x = to_int(a), y = to_int(b);
+  if (y == 0) throw mu::ParserError("modulo by zero (note: && and || evaluate both sides; guard with `c ? a : b`)");
+  if (y == -1) return 0;  // INT64_MIN % -1 traps on x86
+  return as_value(x % y);
 }
 mu::value_type less(mu::value_type a, mu::value_type b) { return to_int(a) < to_int(b); }
 mu::value_type greater(mu::value_type a, mu::value_type b) { return to_int(a) > to_int(b); }
@@ -49,7 +77,7 @@ mu::value_type maximum(const mu::value_type* args, int n) {
 mu::value_type ceil_div(mu::value_type a, mu::value_type b) {
   const long long x = to_int(a), y = to_int(b);
   if (y <= 0) throw mu::ParserError("ceil_div by a divisor <= 0");
-  return as_value((x + y - 1) / y);
+  return as_value(x / y + (x % y > 0 ? 1 : 0));
 }
 
 class IntegerParser : public mu::ParserInt {
@@ -128,7 +156,12 @@ long long Expression::eval(const Bindings& values) const {
     if (it == values.end()) throw no_value(text_, name);
     impl_->slots.find(name)->second = static_cast<double>(it->second);
   }
-  return to_int(evaluate(impl_->parser, text_));
+  const double v = evaluate(impl_->parser, text_);
+  try {
+    return to_int(v);
+  } catch (const mu::ParserError& e) {
+    throw ExpressionError(fmt::format("cannot evaluate \"{}\": {}", text_, e.GetMsg()));
+  }
 }
 
 struct FloatExpression::Impl {

@@ -31,6 +31,9 @@ ParamValue ParamValue::identifier(std::string name) {
 }
 
 ParamValue ParamValue::from_json(const nlohmann::json& value) {
+  // 2^63 and above parse as unsigned: taken as long long they would wrap to negative values.
+  if (value.is_number_unsigned() && value.get<unsigned long long>() > 9223372036854775807ULL)
+    throw std::invalid_argument(fmt::format("{} is out of the 64-bit integer range", value.dump()));
   if (value.is_number_integer()) return ParamValue(value.get<long long>());
   if (value.is_number_float()) return real(value.get<double>());
   if (value.is_boolean()) return boolean(value.get<bool>());

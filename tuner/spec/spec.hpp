@@ -39,7 +39,7 @@ struct Shape {
 
 // The device's multiprocessor (CUDA) / compute-unit (OpenCL) count, a variable of
 // launch grids only: the evaluator binds the device's; planning without a device
-// (compile, --emit-launch) binds kPlanningComputeUnits (tuner/run/launch_plan.hpp).
+// (compile, --emit-launch) binds kPlanningComputeUnits (tuner/plan/launch_plan.hpp).
 inline constexpr const char* kComputeUnitsVariable = "compute_units";
 
 struct LaunchSpec {

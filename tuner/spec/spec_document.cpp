@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/core/json_text.hpp"
 #include "tuner/core/sha256.hpp"
 #include "tuner/core/text_file.hpp"
 
@@ -45,11 +46,7 @@ json parse_file(const fs::path& path, std::string& sha256) {
   if (!fs::is_regular_file(path)) throw SpecError(file, "", "spec file not found");
   const std::string text = read_text_file(path);
   sha256 = sha256_hex(text);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw SpecError(file, "", fmt::format("not valid JSON: {}", e.what()));
-  }
+  return parse_json_text<json>(text, file);
 }
 
 struct Resolved {

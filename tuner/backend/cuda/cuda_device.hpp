@@ -22,7 +22,7 @@
 #include "tuner/backend/cuda/nvml.hpp"
 #include "tuner/backend/cuda/nvrtc_compiler.hpp"
 #include "tuner/backend/cuda/occupancy.hpp"
-#include "tuner/backend/device.hpp"
+#include "tuner/device/device.hpp"
 
 namespace attn {
 

@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tuner/backend/device.hpp"
+#include "tuner/device/device.hpp"
 
 namespace attn {
 

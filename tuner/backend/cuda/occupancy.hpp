@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "tuner/backend/device.hpp"
+#include "tuner/device/device.hpp"
 
 namespace attn {
 

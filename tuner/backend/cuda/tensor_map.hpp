@@ -11,7 +11,7 @@
 #include <array>
 #include <cstdint>
 
-#include "tuner/backend/tensor_map_description.hpp"
+#include "tuner/device/tensor_map_description.hpp"
 
 namespace attn::cu {
 

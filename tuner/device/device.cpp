@@ -1,0 +1,77 @@
+#include "tuner/device/device.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tuner/core/error.hpp"
+
+namespace attn {
+
+nlohmann::json DeviceInfo::to_json() const {
+  nlohmann::json j = {{"id", id},
+                      {"backend", backend},
+                      {"name", name},
+                      {"vendor", vendor},
+                      {"platform", platform},
+                      {"kind", kind},
+                      {"driver_version", driver_version},
+                      {"arch", arch},
+                      {"compute_units", compute_units},
+                      {"clock_mhz", clock_mhz},
+                      {"global_mem_bytes", global_mem_bytes},
+                      {"local_mem_bytes", local_mem_bytes},
+                      {"cache_bytes", cache_bytes},
+                      {"max_work_group_size", max_work_group_size}};
+  if (registers_per_sm) j["registers_per_sm"] = registers_per_sm;
+  if (max_threads_per_sm) j["max_threads_per_sm"] = max_threads_per_sm;
+  if (shared_mem_per_sm) j["shared_mem_per_sm"] = shared_mem_per_sm;
+  return j;
+}
+
+DeviceInfo DeviceInfo::from_json(const nlohmann::json& d) {
+  DeviceInfo info;
+  info.id = d.value("id", "");
+  info.backend = d.value("backend", "");
+  info.name = d.value("name", "");
+  info.vendor = d.value("vendor", "");
+  info.platform = d.value("platform", "");
+  info.kind = d.value("kind", "");
+  info.driver_version = d.value("driver_version", "");
+  info.arch = d.value("arch", "");
+  info.compute_units = d.value("compute_units", 0);
+  info.clock_mhz = d.value("clock_mhz", 0);
+  info.global_mem_bytes = d.value("global_mem_bytes", std::uint64_t{0});
+  info.local_mem_bytes = d.value("local_mem_bytes", std::uint64_t{0});
+  info.cache_bytes = d.value("cache_bytes", std::uint64_t{0});
+  info.max_work_group_size = d.value("max_work_group_size", std::uint64_t{0});
+  info.registers_per_sm = d.value("registers_per_sm", 0);
+  info.max_threads_per_sm = d.value("max_threads_per_sm", 0);
+  info.shared_mem_per_sm = d.value("shared_mem_per_sm", std::uint64_t{0});
+  return info;
+}
+
+nlohmann::json KernelResources::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  auto put = [&](const char* key, const auto& v) {
+    if (v) j[key] = *v;
+  };
+  put("registers", registers);
+  put("private_mem_bytes", private_mem_bytes);
+  put("spill_store_bytes", spill_store_bytes);
+  put("spill_load_bytes", spill_load_bytes);
+  put("static_local_bytes", static_local_bytes);
+  put("max_work_group_size", max_work_group_size);
+  put("theoretical_occupancy", theoretical_occupancy);
+  put("driver_occupancy", driver_occupancy);
+  put("occupancy_limited_by", occupancy_limited_by);
+  put("symbol", symbol);
+  if (!compiler_notes.empty()) j["compiler_notes"] = compiler_notes;
+  return j;
+}
+
+std::unique_ptr<CapturedRun> Device::capture(const Program&, const std::vector<Launch>&, const std::vector<KernelArg>&) {
+  throw UsageError(fmt::format("--timing graph needs CUDA graphs; device {} is an {} device (use --timing cold or warm)",
+                               info().id, info().backend));
+}
+
+}  // namespace attn

@@ -1,0 +1,120 @@
+#include "tuner/plan/kernel_arguments.hpp"
+
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "tuner/record/result.hpp"
+
+namespace attn {
+namespace {
+
+std::size_t buffer_index(const Problem& problem, const std::string& name, const KernelArgument& a) {
+  const auto& buffers = problem.buffers();
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].name == name) return i;
+  // The loader checked every shape the kernel runs on; a derived shape (a check's) may differ.
+  throw Outcome{Status::skipped, fmt::format("{}: this shape has no buffer '{}'", a.field, name), {}};
+}
+
+BoundArgument scalar(const KernelArgument& a, const Bindings& integers, const NumberBindings& numbers) {
+  BoundArgument b;
+  b.kind = BoundArgument::Kind::value;
+  b.name = a.name;
+  b.type = type_name(a.type);
+  const std::string label = a.name.empty() ? a.field : fmt::format("{} ({})", a.field, a.name);
+  try {
+    if (a.type == KernelArgument::Type::float32) {
+      const float v = static_cast<float>(a.number->eval(integers, numbers));
+      b.value = v;
+      b.bytes = KernelArg::value(v).bytes;
+      return b;
+    }
+    const long long v = a.integer->eval(integers);
+    b.value = v;
+    if (a.type == KernelArgument::Type::int64) {
+      b.bytes = KernelArg::value(static_cast<std::int64_t>(v)).bytes;
+      return b;
+    }
+    if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+      throw Outcome{Status::skipped,
+                    fmt::format("{} = `{}` = {} does not fit an int32 (declare it int64)", label, a.integer->text(), v),
+                    {}};
+    b.bytes = KernelArg::value(static_cast<std::int32_t>(v)).bytes;
+    return b;
+  } catch (const ExpressionError& e) {
+    throw Outcome{Status::skipped, fmt::format("{} cannot be evaluated: {}", label, e.what()), {}};
+  }
+}
+
+// The operation's contract: every buffer in order, the workspace, the params struct.
+std::vector<BoundArgument> default_arguments(const Problem& problem) {
+  std::vector<BoundArgument> out;
+  for (std::size_t i = 0; i < problem.buffers().size(); ++i)
+    out.push_back({BoundArgument::Kind::buffer, i, {}, problem.buffers()[i].name, {}, nullptr});
+  out.push_back({BoundArgument::Kind::workspace, 0, {}, "workspace", {}, nullptr});
+  out.push_back({BoundArgument::Kind::value, 0, problem.params_bytes(), "params", "params", nullptr});
+  return out;
+}
+
+}  // namespace
+
+std::vector<BoundArgument> bind_arguments(const KernelSpec& kernel, const Problem& problem, const Bindings& integers,
+                                          const NumberBindings& numbers) {
+  if (kernel.arguments.empty()) return default_arguments(problem);
+  std::vector<BoundArgument> out;
+  for (const auto& a : kernel.arguments) {
+    switch (a.kind) {
+      case KernelArgument::Kind::buffer:
+        out.push_back({BoundArgument::Kind::buffer, buffer_index(problem, a.name, a), {}, a.name, {}, nullptr});
+        break;
+      case KernelArgument::Kind::workspace:
+        out.push_back({BoundArgument::Kind::workspace, 0, {}, "workspace", {}, nullptr});
+        break;
+      case KernelArgument::Kind::params:
+        out.push_back({BoundArgument::Kind::value, 0, problem.params_bytes(), "params", "params", nullptr});
+        break;
+      case KernelArgument::Kind::scalar: out.push_back(scalar(a, integers, numbers)); break;
+    }
+  }
+  return out;
+}
+
+std::vector<KernelArg> kernel_args(const std::vector<BoundArgument>& arguments,
+                                   const std::vector<std::unique_ptr<Buffer>>& buffers, const Buffer& workspace) {
+  std::vector<KernelArg> args;
+  args.reserve(arguments.size());
+  for (const auto& a : arguments) {
+    switch (a.kind) {
+      case BoundArgument::Kind::buffer: args.push_back(KernelArg::of(*buffers.at(a.buffer))); break;
+      case BoundArgument::Kind::workspace: args.push_back(KernelArg::of(workspace)); break;
+      case BoundArgument::Kind::value: {
+        KernelArg v;
+        v.bytes = a.bytes;
+        args.push_back(std::move(v));
+      }
+    }
+  }
+  return args;
+}
+
+nlohmann::json describe_arguments(const std::vector<BoundArgument>& arguments) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& a : arguments) {
+    nlohmann::json j = {{"name", a.name}};
+    switch (a.kind) {
+      case BoundArgument::Kind::buffer: j["kind"] = "buffer"; break;
+      case BoundArgument::Kind::workspace: j["kind"] = "workspace"; break;
+      case BoundArgument::Kind::value:
+        j["kind"] = "value";
+        j["type"] = a.type;
+        j["bytes"] = a.bytes.size();
+        if (!a.value.is_null()) j["value"] = a.value;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,89 @@
+// What one configuration on one shape came to. Failures are data: every
+// status carries its reason, and the compiler's log when there is one.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/device/device.hpp"
+#include "tuner/ops/operation.hpp"
+#include "tuner/record/clock_record.hpp"
+#include "tuner/record/stats.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace attn {
+
+enum class Status {
+  ok,              // verified against the reference and timed
+  compile_failed,  // the compiler rejected it; `log` has why
+  launch_failed,   // the runtime refused the launch (geometry, resources)
+  incorrect,       // ran, but missed the tolerance or left elements unwritten
+  skipped,         // not run: a preset breaking a constraint, a device limit exceeded
+  crashed,         // the kernel took its process or context down (illegal address, SIGSEGV)
+  timeout,         // ran past the watchdog
+  host_oom,        // the host could not allocate the shape's inputs, outputs or CPU reference
+};
+
+const char* status_name(Status s);
+Status status_from_name(const std::string& name);  // throws Error for an unknown name
+
+// What to run: one configuration of one kernel on one shape.
+struct Job {
+  std::string kernel;
+  std::string shape;
+  Config config;
+  std::string preset;
+
+  std::string key() const;  // "kernel|shape|BLOCK_M=32,..."
+  nlohmann::json to_json() const;
+  static Job from_json(const nlohmann::json& j);
+};
+
+// A configuration that cannot go further, and why: thrown while it is
+// planned, compiled or run, and turned into its result's status.
+struct Outcome {
+  Status status;
+  std::string reason;
+  std::string log;
+};
+
+// A member of a tied set (tuner/record/ties.hpp): within noise of the best after being measured again in turns.
+struct Tie {
+  int order = 1;  // 1 = the set's winner by the tie rule
+  int of = 2;     // members of the set
+  double interleaved_median_ms = 0;
+  double interleaved_rel_noise = 0;
+};
+
+struct ConfigResult {
+  Job job;
+  Status status = Status::skipped;
+  std::string reason;                                 // one line: why it is not ok
+  std::string log;                                    // the compiler's log (kept for failures, trimmed for successes)
+  std::string defines;                                // the exact -D options it was built with
+  nlohmann::json launches = nlohmann::json::array();  // as run: entry, grid, block, shared_bytes
+  std::size_t workspace_bytes = 0;
+  std::optional<SampleStats> timing;
+  std::optional<ClockRecord> clocks;  // where the device reports clocks (NVML)
+  double gflops = 0;                  // FlashAttention's FLOP convention over the median time
+  double gbps = 0;                    // bytes each input read once and output written once, over the median
+  std::string item_unit;              // the operation's own throughput unit ("pairs"), empty when none
+  double items_per_s = 0;
+  double flops = 0;  // of one run, for the record (throughput = flops / median)
+  double bytes = 0;
+  double compile_ms = 0;
+  bool compile_cached = false;                       // its program came from the on-disk compile cache
+  std::map<std::string, KernelResources> resources;  // per entry point
+  std::optional<VerifyReport> verify;
+  std::optional<Tie> tie;                            // set when tied with the best (tuner/record/ties.hpp)
+  nlohmann::json checks = nlohmann::json::object();  // determinism and other checks, by name
+  std::string device;                                // the device id that measured it, when a sweep ran on several
+
+  nlohmann::json to_json() const;
+  static ConfigResult from_json(const nlohmann::json& j);
+};
+
+}  // namespace attn

@@ -1,0 +1,17 @@
+// How ties are decided (tuner/record/ties.hpp); part of a sweep's settings.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace attn {
+
+struct TieSettings {
+  int rounds = 3;               // interleaved re-measurements per candidate; 0 = ties off
+  double noise_multiple = 2.0;  // "within noise": median gap <= this * the larger relative noise
+  int max_candidates = 8;       // re-time at most this many closest to the best
+
+  nlohmann::json to_json() const;
+  static TieSettings from_json(const nlohmann::json& j);
+};
+
+}  // namespace attn

@@ -1,0 +1,119 @@
+#include "tuner/record/ties.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "tuner/record/stats.hpp"
+
+namespace attn {
+namespace {
+
+long long registers_of(const ConfigResult& r) {
+  long long most = 0;
+  for (const auto& [_, res] : r.resources) most = std::max(most, res.registers.value_or(0));
+  return most;
+}
+
+long long shared_bytes_of(const ConfigResult& r) {
+  long long dynamic = 0;
+  for (const auto& l : r.launches) dynamic = std::max(dynamic, l.value("shared_bytes", 0LL));
+  long long most = 0;
+  for (const auto& [_, res] : r.resources) most = std::max(most, res.static_local_bytes.value_or(0) + dynamic);
+  return most;
+}
+
+// The tie rule as a sort key (kTieRule).
+auto rule_key(const ConfigResult& r) { return std::make_tuple(registers_of(r), shared_bytes_of(r), r.job.config); }
+
+bool within(double median, double best, double noise, const TieSettings& s) {
+  return median <= best * (1.0 + s.noise_multiple * noise);
+}
+
+void resolve_group(std::vector<ConfigResult*> group, const Remeasure& remeasure, const TieSettings& s,
+                   const std::function<void(const std::string&)>& note) {
+  std::sort(group.begin(), group.end(),
+            [](const ConfigResult* a, const ConfigResult* b) { return a->timing->median_ms < b->timing->median_ms; });
+  const ConfigResult& best = *group.front();
+  std::vector<ConfigResult*> candidates;
+  for (ConfigResult* r : group) {
+    const double noise = std::max(best.timing->rel_noise, r->timing->rel_noise);
+    if (static_cast<int>(candidates.size()) < s.max_candidates &&
+        within(r->timing->median_ms, best.timing->median_ms, noise, s))
+      candidates.push_back(r);
+  }
+  if (candidates.size() < 2) return;
+  if (note)
+    note(fmt::format("{} / {}: {} configurations within noise of the best, measured again in turns ({} rounds)",
+                     best.job.kernel, best.job.shape, candidates.size(), s.rounds));
+
+  std::vector<Job> jobs;
+  std::map<std::string, std::size_t> index;  // job key -> candidate
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    jobs.push_back(candidates[i]->job);
+    index[candidates[i]->job.key()] = i;
+  }
+  // Per candidate: the median of each round, and the noise its measurements reported.
+  std::vector<std::vector<double>> medians(candidates.size());
+  std::vector<double> noise(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) noise[i] = candidates[i]->timing->rel_noise;
+  for (int round = 0; round < s.rounds; ++round)
+    for (ConfigResult& got : remeasure(jobs)) {
+      const auto it = index.find(got.job.key());
+      if (it == index.end()) continue;
+      if (got.status != Status::ok || !got.timing) {
+        if (note)
+          note(fmt::format("{}: {} when measured again ({}); ranked by the first timings", got.job.key(),
+                           status_name(got.status), got.reason));
+        return;
+      }
+      medians[it->second].push_back(got.timing->median_ms);
+      noise[it->second] = std::max(noise[it->second], got.timing->rel_noise);
+    }
+  std::vector<double> median(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (medians[i].size() != static_cast<std::size_t>(s.rounds)) return;  // interrupted: the first ranking stands
+    median[i] = SampleStats::of(medians[i]).median_ms;
+    noise[i] = std::max(noise[i], relative_stddev(medians[i]));
+  }
+  const std::size_t fastest = std::min_element(median.begin(), median.end()) - median.begin();
+  std::vector<std::size_t> tied;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (within(median[i], median[fastest], std::max(noise[i], noise[fastest]), s)) tied.push_back(i);
+  if (tied.size() < 2) return;  // measured in turns, one was really faster: the median ranking stands
+  std::sort(tied.begin(), tied.end(),
+            [&](std::size_t a, std::size_t b) { return rule_key(*candidates[a]) < rule_key(*candidates[b]); });
+  for (std::size_t k = 0; k < tied.size(); ++k) {
+    const std::size_t i = tied[k];
+    candidates[i]->tie = Tie{static_cast<int>(k) + 1, static_cast<int>(tied.size()), median[i], noise[i]};
+  }
+}
+
+}  // namespace
+
+nlohmann::json TieSettings::to_json() const {
+  return {{"rounds", rounds}, {"noise_multiple", noise_multiple}, {"max_candidates", max_candidates}};
+}
+
+TieSettings TieSettings::from_json(const nlohmann::json& j) {
+  TieSettings s;
+  s.rounds = j.value("rounds", s.rounds);
+  s.noise_multiple = j.value("noise_multiple", s.noise_multiple);
+  s.max_candidates = j.value("max_candidates", s.max_candidates);
+  return s;
+}
+
+void resolve_ties(std::vector<ConfigResult>& results, const Remeasure& remeasure, const TieSettings& settings,
+                  const std::function<void(const std::string&)>& note) {
+  std::map<std::pair<std::string, std::string>, std::vector<ConfigResult*>> groups;
+  for (auto& r : results) {
+    r.tie.reset();  // a resumed sweep decides its ties again
+    if (r.status == Status::ok && r.timing) groups[{r.job.kernel, r.job.shape}].push_back(&r);
+  }
+  if (settings.rounds <= 0) return;
+  for (auto& [_, group] : groups) resolve_group(std::move(group), remeasure, settings, note);
+}
+
+}  // namespace attn
