@@ -1,20 +1,27 @@
 #include "cli_common.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace attn::cli {
 namespace {
 
-// "must be > 0, got -1" (CLI::PositiveNumber prints the whole double range).
-CLI::Validator greater_than_zero() {
+// A finite number above LOWER, or from LOWER on when AT_LEAST: "must be > 0, got -1". inf and nan are refused
+// here, not handed to a timer (CLI::PositiveNumber takes them, and prints the whole double range).
+CLI::Validator finite_number(double lower, bool at_least) {
   return CLI::Validator(
-      [](const std::string& text) {
+      [lower, at_least](const std::string& text) {
         double value = 0;
-        if (!CLI::detail::lexical_cast(text, value)) return fmt::format("expected a number, got '{}'", text);
-        return value > 0 ? std::string() : fmt::format("must be > 0, got {}", text);
+        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value))
+          return fmt::format("expected a finite number, got '{}'", text);
+        const bool fits = at_least ? value >= lower : value > lower;
+        return fits ? std::string() : fmt::format("must be {} {}, got {}", at_least ? ">=" : ">", lower, text);
       },
-      "> 0");
+      at_least ? fmt::format(">= {}", lower) : fmt::format("> {}", lower));
 }
+CLI::Validator greater_than_zero() { return finite_number(0, false); }
+CLI::Validator zero_or_more() { return finite_number(0, true); }
 
 }  // namespace
 
@@ -38,7 +45,7 @@ void add_run_options(CLI::App* cmd, RunSettings& s) {
   timing
       ->add_option("--max-time", s.timing.max_time_s,
                    "Seconds of sampling per configuration before giving up on the noise target")
-      ->check(CLI::NonNegativeNumber)
+      ->check(zero_or_more())
       ->capture_default_str();
   timing->add_option_function<std::string>(
       "--timing", [&s](const std::string& name) { s.timing.policy = timing_policy_from_name(name); },
@@ -49,6 +56,7 @@ void add_run_options(CLI::App* cmd, RunSettings& s) {
   timing
       ->add_option("--warmup-time", s.timing.warmup_s,
                    "GPUs: seconds of untimed runs before sampling, so that sampling starts at the sustained clock")
+      ->check(zero_or_more())
       ->capture_default_str();
   auto* isolation = cmd->add_option_group("Isolation", "How crashes and hangs are contained");
   isolation
@@ -75,7 +83,7 @@ void add_cache_options(CLI::App* cmd, CompileCacheSettings& s) {
       "--no-cache", [&s](std::int64_t) { s.enabled = false; }, "Compile everything, read and write no cache");
   cache->add_option("--cache-max-mb", s.max_mb, "Size bound; least recently used entries are evicted beyond it")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(greater_than_zero());
 }
 
 std::string command_line(int argc, char** argv) {

@@ -1,4 +1,4 @@
-// The three determinism checks of seed 003 on one configuration and one shape,
+// The three determinism checks on one configuration and one shape,
 // summed up as ConfigResult::checks records them:
 //   {"deterministic": bool, "batch_invariant": bool|null, "cache_growth": bool|null,
 //    "details": {"cross_run": ..., "batch_invariance": ..., "cache_growth": ...}}

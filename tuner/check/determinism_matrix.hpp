@@ -1,4 +1,4 @@
-// Seed 003's matrix: one configuration checked on every combination of head
+// The determinism matrix: one configuration checked on every combination of head
 // dimension, KV length, GQA ratio and mask / ALiBi / sinks, each point with
 // cross-run determinism and batch invariance (B=1 against the other batch
 // sizes) plus decode cache growth. Points the kernel's constraints exclude

@@ -1,6 +1,6 @@
 // `attn-tune export --format defines`: one device's and one shape's tuned
 // parameters as `#ifndef NAME / #define NAME VALUE / #endif` blocks, for a
-// kernel source to include before its own defaults (seed 004's style).
+// kernel source to include before its own defaults.
 #pragma once
 
 #include <string>

@@ -68,7 +68,7 @@ class LinearAttentionOperation final : public Operation {
     return {
         {"M", T::Integer, true, nullptr, {}, "rows (tokens) of Q, K, V and O"},
         {"d", T::Integer, true, nullptr, {}, "feature dimension"},
-        {"inputs", T::Choice, false, "random", inputs, "random, or the fixed worked example of seed 002"},
+        {"inputs", T::Choice, false, "random", inputs, "random, or the fixed worked example with known outputs"},
     };
   }
 

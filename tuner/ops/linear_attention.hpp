@@ -1,5 +1,5 @@
 // The "linear_attention" operation (kernels/common/linear_attention_params.h):
-// seed 002's linear attention with the elu + 1 feature map over [M][d], fp32.
+// linear attention with the elu + 1 feature map over [M][d], fp32.
 #pragma once
 
 #include "tuner/ops/operation.hpp"

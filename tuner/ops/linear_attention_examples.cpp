@@ -4,7 +4,7 @@ namespace attn {
 
 const std::vector<LinearAttentionExample>& linear_attention_examples() {
   static const std::vector<LinearAttentionExample> examples = {
-      // Seed 002, section 2 ("示例验证"): M = 2, d = 4.
+      // The worked example of section 2 ("示例验证"): M = 2, d = 4.
       {"example-linear",
        2,
        4,

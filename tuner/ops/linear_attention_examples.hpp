@@ -1,4 +1,4 @@
-// Seed 002's worked example for the linear_attention operation, as fixed
+// The published worked example for the linear_attention operation, as fixed
 // inputs. A shape whose `inputs` field names it runs on these values instead
 // of random ones; its M and d must match. The golden tests
 // (tests/families/worked_examples_golden_test.cpp) compare the kernels' outputs with

@@ -70,7 +70,7 @@ class MultiheadOperation final : public Operation {
         {"h", T::Integer, false, 1, {}, "heads"},
         {"window", T::Integer, false, 0, {}, "sliding window: row i attends to |i - j| <= window (0 = off)"},
         {"scale", T::Number, false, nullptr, {}, "softmax scale (default 1/sqrt(d_model / h))"},
-        {"inputs", T::Choice, false, "random", inputs, "random, or a fixed worked example of seed 002"},
+        {"inputs", T::Choice, false, "random", inputs, "random, or a fixed worked example with known outputs"},
     };
   }
 

@@ -1,4 +1,4 @@
-// Seed 002's worked examples for the multihead_attention operation, as fixed
+// The published worked examples for the multihead_attention operation, as fixed
 // inputs. A shape whose `inputs` field names one of them runs on these values
 // instead of random ones; its N, d_model, h and window must match. The golden
 // tests (tests/families/worked_examples_golden_test.cpp) compare the kernels' outputs

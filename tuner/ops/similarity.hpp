@@ -1,4 +1,4 @@
-// The "similarity" operation (seed 000, kernels/common/similarity_params.h):
+// The "similarity" operation (kernels/common/similarity_params.h):
 // multi-head attention similarity of N queries and M keys, the mean over
 // heads of the projected dot products over a temperature, in fp32.
 #pragma once

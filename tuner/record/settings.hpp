@@ -49,7 +49,7 @@ struct TimingSettings {
   static TimingSettings from_json(const nlohmann::json& j);
 };
 
-// Bitwise determinism checks (seed 003) run on every configuration that verified.
+// Bitwise determinism checks run on every configuration that verified.
 struct DeterminismSettings {
   bool enabled = false;
   int runs = 5;                            // cross-run: the same inputs this many times

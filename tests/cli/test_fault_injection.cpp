@@ -1,0 +1,161 @@
+// Faults a sweep must survive without losing a measured result, each on a real PoCL sweep: kill -9 (its worker
+// must die with it), an output that cannot be written, a resume under another selection, and options that are
+// no finite number.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/test_support.hpp"
+#include "tuner/core/text_file.hpp"
+
+namespace attn {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+std::vector<std::string> sweep_args(const fs::path& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"sweep",      "tests/data/resume.json", "--device", "opencl:0:0", "--out",
+                                   out.string(), "--min-samples",          "3",        "--max-time", "0.05",
+                                   "-q"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+int result_lines(const fs::path& journal) {
+  std::ifstream in(journal);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += contains(line, "\"type\":\"result\"");
+  return n;
+}
+
+// The processes whose parent is PARENT, from /proc.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> found;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != "Z") found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+bool alive(pid_t pid) {
+  std::ifstream stat(fs::path("/proc") / std::to_string(pid) / "stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && line.substr(close + 2, 1) != "Z";
+}
+
+TEST(FaultInjection, AWorkerDiesWithItsSweepKilledWithSigkill) {
+  test::TempDir dir;
+  const fs::path out = dir / "killed.json";
+  const pid_t sweep = test::start_cli(sweep_args(out));
+  // Wait for its worker, and for a first result (the worker is then busy with the shape).
+  std::vector<pid_t> workers;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while ((workers.empty() || result_lines(out.string() + ".journal.jsonl") < 1) &&
+         std::chrono::steady_clock::now() < deadline) {
+    workers = children_of(sweep);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(workers.empty()) << "the sweep started no worker";
+  ::kill(sweep, SIGKILL);
+  int status = 0;
+  ::waitpid(sweep, &status, 0);
+  // The worker watches its parent every 100 ms; give it 5 s on a loaded machine.
+  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  bool any_alive = true;
+  while (any_alive && std::chrono::steady_clock::now() < gone_by) {
+    any_alive = false;
+    for (pid_t w : workers) any_alive = any_alive || alive(w);
+    if (any_alive) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (pid_t w : workers) {
+    EXPECT_FALSE(alive(w)) << "worker " << w << " outlived its sweep";
+    if (alive(w)) ::kill(w, SIGKILL);
+  }
+}
+
+TEST(FaultInjection, ALeaderboardThatCannotBeWrittenLeavesTheJournalToResumeFrom) {
+  test::TempDir dir;
+  const fs::path out = dir / "board.json";
+  const fs::path journal = out.string() + ".journal.jsonl";
+  fs::create_directories(out);  // --out names a folder: the final write fails
+  const auto failed = test::run_cli(sweep_args(out));
+  EXPECT_NE(failed.exit_code, 0);
+  EXPECT_TRUE(contains(failed.err, "--resume")) << failed.err;
+  const int measured = result_lines(journal);
+  EXPECT_EQ(measured, 16) << "every configuration is journaled before the leaderboard is written";
+
+  fs::remove_all(out);
+  const auto resumed = test::run_cli(sweep_args(out, {"--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ASSERT_TRUE(fs::is_regular_file(out));
+  EXPECT_EQ(result_lines(journal), measured) << "the resume measured again what the journal held";
+  const auto lb = nlohmann::json::parse(read_text_file(out));
+  std::size_t entries = 0;
+  for (const auto& g : lb.at("groups")) entries += g.at("entries").size();
+  EXPECT_EQ(entries, 16u);
+}
+
+TEST(FaultInjection, AResumeUnderAnotherKernelSelectionOrStrategyIsRefused) {
+  test::TempDir dir;
+  const fs::path out = dir / "board.json";
+  const pid_t pid = test::start_cli(sweep_args(out));
+  const fs::path journal = out.string() + ".journal.jsonl";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (result_lines(journal) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_GE(result_lines(journal), 2);
+  for (const std::vector<std::string>& other : {std::vector<std::string>{"--kernel", "naive"},
+                                                std::vector<std::string>{"--strategy", "random", "--budget-evals", "4"}}) {
+    std::vector<std::string> extra = other;
+    extra.push_back("--resume");
+    const auto r = test::run_cli(sweep_args(out, extra));
+    EXPECT_EQ(r.exit_code, 2) << other[0] << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "cannot resume")) << r.err;
+  }
+}
+
+TEST(FaultInjection, TimingOptionsThatAreNoFiniteNumberAreUsageErrors) {
+  const std::vector<std::vector<std::string>> cases = {{"--watchdog", "inf"},
+                                                       {"--max-time", "nan"},
+                                                       {"--max-noise", "inf"},
+                                                       {"--warmup-time", "nan"},
+                                                       {"--warmup-time", "-1"}};
+  for (const auto& option : cases) {
+    std::vector<std::string> args = {"sweep", "tests/data/testbed.json"};
+    args.insert(args.end(), option.begin(), option.end());
+    const auto r = test::run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << option[0] << " " << option[1] << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, option[0])) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace attn
