@@ -10,6 +10,7 @@
 #include "launch_bundle.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/plan/run_resolver.hpp"
+#include "tuner/record/noise.hpp"
 #include "tuner/runners/config_runner.hpp"
 #include "tuner/spec/config_assignment.hpp"
 #include "tuner/sweep/run_summary.hpp"
@@ -91,7 +92,7 @@ void add_bench_command(CLI::App& app, Context& ctx) {
       const SampleStats& t = *r.timing;
       fmt::print("  median {:.5f} ms   min {:.5f}   q1 {:.5f}   q3 {:.5f}   max {:.5f}\n", t.median_ms, t.min_ms, t.q1_ms,
                  t.q3_ms, t.max_ms);
-      fmt::print("  noise {:.2f}% over {} samples ({}converged, {:.2f} s)\n", 100 * t.rel_noise, t.samples,
+      fmt::print("  noise {:.2f}% over {} samples ({}converged, {:.2f} s)\n", 100 * measurement_noise(t), t.samples,
                  t.converged ? "" : "not ", t.wall_s);
       if (const auto& c = r.clocks)
         fmt::print("  SM clock {:.0f} MHz (min {:.0f}, expected {:.0f}){}, reasons: {}{}\n", c->sm_mhz_median, c->sm_mhz_min,

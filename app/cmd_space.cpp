@@ -32,7 +32,7 @@ void print_table(const std::vector<PairCensus>& pairs) {
                fmt::join(p.kernel->backends, ", "), c.product, c.exact ? "" : "~", c.valid, percent(c.valid, c.product),
                c.exact ? "" : fmt::format(", estimated from {} sampled points", c.examined));
     for (std::size_t i = 0; i < c.excluded_by.size(); ++i)
-      fmt::print("  excluded first by `{}`: {}{}\n", p.kernel->constraints[i].text(), c.exact ? "" : "~", c.excluded_by[i]);
+      fmt::print("  excluded first by {}: {}{}\n", p.kernel->constraints[i].label(), c.exact ? "" : "~", c.excluded_by[i]);
   }
 }
 
@@ -40,8 +40,11 @@ nlohmann::json to_json(const Spec& spec, const std::vector<PairCensus>& pairs) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& p : pairs) {
     nlohmann::json excluded = nlohmann::json::array();
-    for (std::size_t i = 0; i < p.census.excluded_by.size(); ++i)
-      excluded.push_back({{"constraint", p.kernel->constraints[i].text()}, {"count", p.census.excluded_by[i]}});
+    for (std::size_t i = 0; i < p.census.excluded_by.size(); ++i) {
+      nlohmann::json e = {{"constraint", p.kernel->constraints[i].text()}, {"count", p.census.excluded_by[i]}};
+      if (!p.kernel->constraints[i].name.empty()) e["name"] = p.kernel->constraints[i].name;
+      excluded.push_back(std::move(e));
+    }
     out.push_back({{"kernel", p.kernel->name},
                    {"shape", p.shape},
                    {"backends", p.kernel->backends},

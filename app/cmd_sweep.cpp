@@ -1,5 +1,6 @@
 // attn-tune sweep: tune every configuration of a spec and rank them.
 #include <algorithm>
+#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -50,7 +51,8 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--tie-noise", opt.settings.ties.noise_multiple,
-                  "Within noise of the best: a median gap up to this many times the larger relative noise")
+                  "Within noise of the best: a median gap up to this many noise bands, sqrt(noise(a)^2 + noise(b)^2) "
+                  "(the rule the stop rule, the table and the gate use; docs/timing.md)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", quiet, "No progress on stderr");
@@ -89,6 +91,8 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
     for (const SweepOutcome& outcome : run_distributed_sweep(request, progress, process_environment(), note)) {
       if (json) fmt::print("{}\n", nlohmann::json(outcome.leaderboard).dump(2));
       else fmt::print("{}", leaderboard_table(outcome.leaderboard, top));
+      // The table (stdout) before the summary (stderr): piped together, a buffered table would come after it.
+      std::fflush(stdout);
       fmt::print(stderr, "compile:     {}\n", outcome.compilations.summary());
       fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(),
                  outcome.journal_path.string());

@@ -10,7 +10,6 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "tuner/check/checks.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/version.hpp"
 
@@ -54,7 +53,6 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("attn-tune"));
   spdlog::set_pattern("%^%l%$: %v");
   spdlog::set_level(spdlog::level::warn);
-  register_checks();  // sweeps and workers run the determinism checks when asked
 
   CLI::App app{
       "attn-tune: an autotuner and benchmark for attention GPU kernels.\n"

@@ -43,7 +43,7 @@
  * (wgmma RS), ldmatrix'd from shared memory at every tile; 2 = from registers
  * loaded once and kept across tiles.  For 2, Q's fragments are XOR-ed with a
  * run-time 0 after each S product: without an in-loop definition ptxas 13.0
- * gave their registers to P (wrong results at D=64, BLOCK_N=64; NOTES.md). */
+ * gave their registers to P (wrong results at D=64, BLOCK_N=64; docs/kernels/flash_attn_fwd_wgmma.md). */
 #ifndef QK_RS
 #define QK_RS 1
 #endif

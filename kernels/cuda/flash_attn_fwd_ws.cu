@@ -48,7 +48,7 @@
  * consumer issues its last P V and the next item's first S together, stores
  * O while that S computes, then runs the next item's first softmax.  An item
  * no longer pays its first S and last P V alone (short items: N = 1k has 8
- * tiles of 128 keys; NOTES.md section 4).  Without PINGPONG its consumers
+ * tiles of 128 keys; docs/kernels/flash_attn_fwd_ws.md).  Without PINGPONG its consumers
  * fall into step and wait on each other's products (20% longer per tile at
  * D = 64, measured by WS_TRACE); PINGPONG keeps them apart, and the item's
  * last turn carries the next item's first S.
@@ -91,7 +91,7 @@
 #ifndef STAGES
 /* K / V tiles in the shared-memory ring.  1 works because K and V have their own barriers: K's slot
  * is refilled while P V reads V, V's while S reads K (D = 256 with 128-key tiles, where two stages
- * do not fit beside Q: NOTES.md section 4, "One stage of 128 keys at D = 256") */
+ * do not fit beside Q: docs/kernels/flash_attn_fwd_ws.md, "One stage of 128 keys at D = 256") */
 #define STAGES 2
 #endif
 /* 0: no setmaxnreg (every thread keeps the entry budget, 65536 / threads);
@@ -532,7 +532,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     const float sl2 = p.scale * kLog2e;
     const int lr = lane >> 2, lc = (lane & 3) * 2; /* accumulator row (and +8), column pair */
     /* 0 at run time, unknown to the compiler: the P carried across iterations is
-     * XOR-ed with it so ptxas sees an in-loop definition (NOTES.md section 3) */
+     * XOR-ed with it so ptxas sees an in-loop definition (docs/kernels/flash_attn_fwd_wgmma.md) */
     [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
 #if WS_TRACE
     /* 3 clocks per loop iteration: issue, S retired, P V retired (kTraceIters iterations) */
@@ -550,7 +550,7 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     /* S = Q K^T of the tile in `stage` for every row tile, Q from the buffer at q_st: issued and committed */
     /* (one m64n{BLOCK_N}k16 per k-step and row tile: BLOCK_N / 64 n64 pieces would each read Q from
      * shared memory again, and with both operands there they ask for all the bandwidth it has, which
-     * the K / V copies and P V's reads of V share: NOTES.md section 4, "S in one instruction") */
+     * the K / V copies and P V's reads of V share: docs/kernels/flash_attn_fwd_ws.md, "S in one instruction") */
     auto issue_s = [&](int stage, float (&s)[kRT][kSAcc], unsigned q_st) {
         const unsigned k_st = sKa + stage * kTileBytes;
         wgmma::fence();

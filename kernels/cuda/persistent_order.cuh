@@ -3,7 +3,7 @@
  *
  * The heads are taken in L2 sections: as many heads as `budget_bytes` holds the K
  * and V of, so the ~one item per SM in flight share a few heads' K / V in L2
- * instead of streaming one head's each (kernels/cuda/NOTES.md section 4).  Within
+ * instead of streaming one head's each (docs/kernels/flash_attn_fwd_ws.md).  Within
  * a section, row-block groups go heaviest first (causal: the last rows attend the
  * most keys), then the section's heads; the last section may be short.  Every item
  * w in [0, n_groups * n_heads) maps to a distinct (group, head).

@@ -29,7 +29,7 @@
  *                   similarity_product grid [ceil_div(M, BN), ceil_div(N, BM)], same block.
  *
  * Strategies 0, 1 and 3 compute the projections once per pair or per tile;
- * only 4 does the mathematics once (see kernels/cuda/SIMILARITY_DEFORMABLE_NOTES.md).
+ * only 4 does the mathematics once (see docs/kernels/similarity_deformable.md).
  * Every GEMM here is plain fp32 FFMA (no TF32), register-blocked:
  * C[i][j] = alpha * sum_k A[i][k] B[j][k], both operands K-contiguous, staged
  * transposed in shared memory, TM x TN outputs per thread.

@@ -11,7 +11,7 @@
       live ones outside R24-R183 (in the D = 128 consumers: S, O and P), from
       `nvdisasm -plr -c PREFIX.cubin > PREFIX.plr` (register life ranges, one column per register)
 
-PREFIX.sass and PREFIX.cubin come from scripts/bench/sass_mix.sh; kernels/cuda/NOTES.md section 4
+PREFIX.sass and PREFIX.cubin come from scripts/bench/sass_mix.sh; docs/kernels/flash_attn_fwd_ws.md
 ("Registers of the consumer loop") used both.
 """
 import re

@@ -159,3 +159,74 @@ TEST(FaultInjection, TimingOptionsThatAreNoFiniteNumberAreUsageErrors) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+TEST(FaultInjection, ASourceEditedDuringTheSweepStopsItBeforeALeaderboardMixesTwoVersions) {
+  test::TempDir dir;
+  // The resume spec and its kernel, copied: the test edits the kernel.
+  nlohmann::json spec = nlohmann::json::parse(read_text_file(test::data("resume.json")));
+  spec["include_dirs"] = {(test::source_dir() / "kernels").string()};
+  const fs::path spec_path = dir.write("spec.json", spec.dump());
+  const fs::path kernel = dir.write("attention_testbed.cl", read_text_file(test::data("attention_testbed.cl")));
+  const fs::path out = dir / "board.json";
+  const fs::path journal = out.string() + ".journal.jsonl";
+
+  std::vector<std::string> args = sweep_args(out);
+  args[1] = spec_path.string();
+  const pid_t pid = test::start_cli(args);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (result_lines(journal) < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GE(result_lines(journal), 1);
+  { std::ofstream(kernel, std::ios::app) << "\n// edited while the sweep ran\n"; }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 0) << "a sweep over an edited source must not succeed";
+  EXPECT_FALSE(fs::exists(out)) << "no leaderboard puts the new hash on results of the old source";
+  EXPECT_GE(result_lines(journal), 1) << "what was measured stays in the journal";
+
+  // The message names the edit; a resume is refused, naming the hash, until it is undone.
+  const auto resumed = test::run_cli([&] {
+    auto a = sweep_args(out, {"--resume"});
+    a[1] = spec_path.string();
+    return a;
+  }());
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.err;
+  EXPECT_TRUE(contains(resumed.err, "sources")) << resumed.err;
+}
+
+}  // namespace
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+TEST(FaultInjection, SigtermStopsASweepWithinSecondsNotAtTheWatchdog) {
+  test::TempDir dir;
+  const fs::path out = dir / "board.json";
+  // FAULT 4 never finishes: without a prompt stop the sweep would wait out the 120 s watchdog.
+  const pid_t pid = test::start_cli({"sweep", "tests/data/faults.json", "--device", "opencl:0:0", "--out", out.string(),
+                                     "--watchdog", "120", "--min-samples", "3", "--max-time", "0.05", "-q"});
+  const fs::path journal = out.string() + ".journal.jsonl";
+  // FAULT 0 runs first; once it is journaled, FAULT 4 is running.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (result_lines(journal) < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GE(result_lines(journal), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto sent = std::chrono::steady_clock::now();
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  EXPECT_LT(took, 20.0) << "the sweep waited for the running configuration";
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 0);
+  EXPECT_EQ(result_lines(journal), 1) << "the interrupted configuration is not journaled as a result";
+}
+
+}  // namespace
+}  // namespace attn

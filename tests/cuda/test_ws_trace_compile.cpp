@@ -23,7 +23,7 @@ std::string trace_spec(const test::TempDir& dir, const std::string& name, const 
 
 TEST(WsTrace, TheTracedBuildCompilesWithAndWithoutTheItemPipelineWithoutSpilling) {
   test::TempDir dir;
-  // the two builds NOTES.md section 4 traced: overlap, persistent, with and without the pipeline across items
+  // the two builds docs/kernels/flash_attn_fwd_ws.md traced: overlap, persistent, with and without the pipeline across items
   // (with O stored by TMA, which every persistent configuration with room for it takes since)
   const std::string settings = "OVERLAP=1,PINGPONG=0,PERSISTENT=1,STORE_O_TMA=1,ITEM_PIPELINE=";
   const auto r =

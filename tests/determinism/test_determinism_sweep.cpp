@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "tests/support/test_support.hpp"
-#include "tuner/check/checks.hpp"
 #include "tuner/record/leaderboard_table.hpp"
 #include "tuner/runners/config_runner.hpp"
 #include "tuner/sweep/sweep.hpp"
@@ -92,7 +91,6 @@ TEST(DeterminismSweep, RequiredChecksDecideTheRankingAndTheCostIsReported) {
 }
 
 TEST(DeterminismSweep, WithoutRequireEverythingRanksAndStillShowsTheCost) {
-  register_checks();  // in this process: the checks a program registers at start-up
   test::TempDir dir;
   SweepOptions opt;
   opt.spec_path = test::data("determinism/nondeterministic.json");

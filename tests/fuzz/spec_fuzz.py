@@ -28,15 +28,17 @@ in the repository. Every command of --commands runs on it, in that
 temporary directory, with XDG_CACHE_HOME pointing into it:
 
   space   attn-tune space SPEC
-  sweep   attn-tune sweep SPEC --device DEVICE, restricted to the spec's
-          first kernel and shape (when it names them) with a search budget
-          of one configuration and one timed sample, so that it stops early
+  sweep   attn-tune sweep SPEC --device DEVICE, stopped early since sweep
+          has no dry run: one (kernel, shape), the first that
+          `attn-tune space --json SPEC` lists (an unclassified probe), OpenCL
+          ones with valid configurations first; a search budget of one
+          configuration, one timed sample, no warmup, no tie rounds
 
 Each run is classified:
 
   ok        exit 0
   rejected  exit 1 or 2 with a message that is not a raw library error
-  raw       exit 1 or 2 whose stderr holds a raw library message
+  raw       exit 1 whose stderr holds a raw library message
             ([json.exception., filesystem error, std::, terminate called,
             basic_string, stoi, stol, what():)
   crash     killed by a signal
@@ -46,15 +48,17 @@ Each run is classified:
 
 Progress (counts per class) is printed every 100 mutants, then a summary:
 mutants, runs, counts per class, and for crash, raw, hang and other the
-first 20 distinct (first line of stderr, mutation) pairs. --summary writes
-the same as JSON, and as markdown next to it (.md). --keep saves each
-failing run as DIR/<mutant>-<command>-<class>/ with the mutant spec and
-run.txt (command, mutations, exit status, stdout, stderr); to reproduce,
-copy the spec into configs/ and run the command shown.
+first 20 distinct (message, mutation) pairs, the message being the first
+raw library line of stderr, else its first `attn-tune...` line, else its
+last line. --summary writes the same as JSON, and as markdown next to it
+(its suffix replaced by .md). --keep saves each failing run as DIR/<mutant>-<command>-<class>/ with the mutant spec and
+run.txt (how to reproduce it from the repository root, mutations, exit
+status, stdout, stderr).
 
 Mutant i of seed S is the same on every run (its generator is seeded with
 "S:i"), whatever --jobs. Exit status: 1 if any run is crash, raw, hang or
-other; 0 otherwise.
+other; 2 if the binary could not be started (copy it first if a build may
+relink it meanwhile); 0 otherwise.
 
   python3 tests/fuzz/spec_fuzz.py --binary build-ci/app/attn-tune --mutants 200 --jobs 1
 """
@@ -68,6 +72,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -155,7 +160,8 @@ def label(value) -> str:
     text = value.text if isinstance(value, Raw) else dump(value)
     if len(text) <= 40:
         return text
-    return f"{text[:20]}...({len(text)} chars)"
+    size = len(value) if isinstance(value, str) else len(text)  # the string's own length, not its quoted one
+    return f"{text[:20]}...({size} chars)"
 
 
 # ---------------------------------------------------------------- mutations
@@ -232,10 +238,11 @@ EXPRESSIONS = (
 EXPRESSION_TEXT = re.compile(r"^[\w\s+\-*/%<>=!&|?:(),.]{1,200}$")
 OPERATOR = re.compile(r"[+*/%<>=!&|?()]|\s-\s|^\d+$")  # a bare '-' is a name's (fp16-d64)
 NAME = re.compile(r"\b[A-Za-z_]\w*\b(?!\s*\()")  # not a function's name
+PATH = re.compile(r"\.\./|\.\w+$")  # ../kernels/cuda/x.cu has '/' and '.', and is no expression
 
 
 def looks_like_expression(text: str) -> bool:
-    return bool(EXPRESSION_TEXT.match(text) and OPERATOR.search(text))
+    return bool(EXPRESSION_TEXT.match(text) and OPERATOR.search(text) and not PATH.search(text))
 
 
 def replace_expression(root: list, rng: random.Random) -> str | None:
@@ -285,6 +292,10 @@ def mutate(text: str, rng: random.Random) -> tuple[bytes, list[str]]:
 # ---------------------------------------------------------------- running
 
 
+class HarnessError(Exception):
+    """The fuzzer cannot go on (the binary cannot be started): not a finding."""
+
+
 @dataclasses.dataclass
 class Run:
     command: str
@@ -310,17 +321,21 @@ def classify(returncode: int | None, stderr: str) -> str:
         return "crash"
     if returncode == 0:
         return "ok"
+    if returncode == 1 and raw_marker(stderr):
+        return "raw"  # an exception's what() that reached main; exit 2 is a usage error that wraps its cause
     if returncode in (1, 2):
-        if raw_marker(stderr):
-            return "raw"
         return "rejected" if stderr.strip() else "other"
     return "other"
 
 
 def headline(stderr: str) -> str:
-    """The line that says what went wrong: the first raw library message, else the first line of stderr."""
+    """What went wrong, in a line: the first raw library message, else the first line attn-tune wrote itself
+    (`attn-tune: ...`), else the last line (the sweep's progress and compiler warnings come first)."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    line = next((x for x in lines if raw_marker(x)), lines[0] if lines else "(no stderr)")
+    if not lines:
+        return "(no stderr)"
+    own = next((x for x in lines if x.startswith("attn-tune")), lines[-1])
+    line = next((x for x in lines if raw_marker(x)), own)
     return line if len(line) <= HEADLINE_CHARS else line[:HEADLINE_CHARS] + "..."
 
 
@@ -345,9 +360,12 @@ def kill_group(pid: int) -> None:
 def run_process(argv: list[str], cwd: Path, env: dict, timeout: float) -> tuple[int | None, str, str, float]:
     """(exit status or None on timeout, stdout, stderr, seconds); a hang's whole process group is killed."""
     start = time.monotonic()
-    # A session of its own, so that a hang's workers die with it.
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        # A session of its own, so that a hang's workers die with it.
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as e:  # no mutant's doing: the binary is gone or being relinked
+        raise HarnessError(f"cannot run {argv[0]}: {e}") from e
     try:
         out, err = proc.communicate(timeout=timeout)
         code = proc.returncode
@@ -359,8 +377,11 @@ def run_process(argv: list[str], cwd: Path, env: dict, timeout: float) -> tuple[
             out, err = b"", b""
             proc.wait()
         code = None
-    decode = lambda b: (b or b"").decode("utf-8", "replace")  # noqa: E731
-    return code, decode(out), decode(err), time.monotonic() - start
+    return code, as_text(out), as_text(err), time.monotonic() - start
+
+
+def as_text(output: bytes | None) -> str:
+    return (output or b"").decode("utf-8", "replace")  # a mutant's random bytes may come back in a message
 
 
 def with_memory_limit(argv: list[str], memory_mb: int) -> list[str]:
@@ -370,42 +391,50 @@ def with_memory_limit(argv: list[str], memory_mb: int) -> list[str]:
     return ["/bin/sh", "-c", 'ulimit -v "$1" && shift && exec "$@"', "sh", str(memory_mb * 1024), *argv]
 
 
-def member(obj, key):
-    return next((v for k, v in obj if k == key), None) if isinstance(obj, Obj) else None
+def pick_pair(space_json: str) -> tuple[str | None, str | None]:
+    """The (kernel, shape) of `space --json` output to sweep: OpenCL and non-empty first; else (None, None)."""
+    try:
+        pairs = [p for p in json.loads(space_json)["pairs"] if isinstance(p, dict)]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return None, None
+    if not pairs:
+        return None, None
+    best = min(pairs, key=lambda p: ("opencl" not in (p.get("backends") or []), not p.get("valid")))
+    kernel, shape = best.get("kernel"), best.get("shape")
+    return (kernel if isinstance(kernel, str) else None), (shape if isinstance(shape, str) else None)
 
 
-def first_names(tree) -> tuple[str | None, str | None]:
-    """The mutant's first kernel and a shape it runs (the kernel's first, else the spec's), if it names them."""
-    kernels, shapes = member(tree, "kernels"), member(tree, "shapes")
-    kernel = kernels[0] if isinstance(kernels, Obj) and kernels else None
-    listed = member(kernel[1], "shapes") if kernel else None
-    if isinstance(listed, list) and listed and isinstance(listed[0], str):
-        shape = listed[0]
-    else:
-        shape = shapes[0][0] if isinstance(shapes, Obj) and shapes else None
-    return (kernel[0] if kernel else None), shape
-
-
-def sweep_argv(binary: str, spec: str, sandbox: Path, device: str, data: bytes) -> list[str]:
-    """A sweep that stops early: `sweep` has no dry run, so one kernel, one shape, one configuration, one sample."""
+def sweep_argv(binary: str, spec: str, sandbox: Path, device: str, target: tuple[str | None, str | None]) -> list[str]:
+    """A sweep that stops early: `sweep` has no dry run, so one (kernel, shape), one configuration, one sample."""
     argv = [binary, "sweep", spec, "--device", device, "--out", str(sandbox / "out.json"), "--overwrite", "-q",
             "--strategy", "random", "--budget-evals", "1", "--warmup", "0", "--warmup-time", "0",
-            "--min-samples", "1", "--max-samples", "1", "--max-time", "0", "--watchdog", "10"]
-    try:
-        kernel, shape = first_names(parse(data.decode()))
-    except (ValueError, RecursionError):  # broken or deeply nested JSON: the sweep is to reject it anyway
-        kernel, shape = None, None
-    if kernel and not kernel.startswith("-"):
-        argv += ["--kernel", kernel]
-    if shape and not shape.startswith("-") and "," not in shape and "=" not in shape:
-        argv += ["--shape", shape]
+            "--min-samples", "1", "--max-samples", "1", "--max-time", "0", "--tie-rounds", "0", "--watchdog", "10"]
+    kernel, shape = target
+    if kernel:
+        argv.append(f"--kernel={kernel}")
+    if shape and "," not in shape and "=" not in shape:  # else --shape would read a list or an override
+        argv.append(f"--shape={shape}")
     return argv
 
 
-def command_argv(command: str, binary: str, spec: str, sandbox: Path, device: str, data: bytes) -> list[str]:
-    if command == "space":
-        return [binary, "space", spec]
-    return sweep_argv(binary, spec, sandbox, device, data)
+def run_commands(opts: argparse.Namespace, spec: str, sandbox: Path) -> list[Run]:
+    env = dict(os.environ, XDG_CACHE_HOME=str(sandbox / "cache"))  # no compile cache outside the sandbox
+
+    def run(argv):
+        return run_process(with_memory_limit(argv, opts.memory_mb), sandbox, env, opts.timeout)
+
+    runs = []
+    for command in opts.commands:
+        if command == "space":
+            argv = [opts.binary, "space", spec]
+        else:
+            # The spec resolved (extends) says which kernels and shapes exist; a probe, not classified.
+            probe = run([opts.binary, "space", "--json", spec])
+            target = pick_pair(probe[1]) if probe[0] == 0 else (None, None)
+            argv = sweep_argv(opts.binary, spec, sandbox, opts.device, target)
+        code, out, err, seconds = run(argv)
+        runs.append(Run(command, [a.replace(str(sandbox), "<sandbox>") for a in argv], code, out, err, seconds))
+    return runs
 
 
 # ---------------------------------------------------------------- mutants
@@ -443,16 +472,8 @@ def fuzz_one(index: int, opts: argparse.Namespace, files: list[Path], links: lis
     config = rng.choice(files)
     data, mutations = mutate(config.read_text(), rng)
     sandbox = make_sandbox(opts.configs, links, config.name, data)
-    env = dict(os.environ, XDG_CACHE_HOME=str(sandbox / "cache"))  # no compile cache outside the sandbox
-    spec = f"configs/{config.name}"
     try:
-        runs = []
-        for command in opts.commands:
-            argv = command_argv(command, opts.binary, spec, sandbox, opts.device, data)
-            code, out, err, seconds = run_process(with_memory_limit(argv, opts.memory_mb), sandbox, env, opts.timeout)
-            shown = [a.replace(str(sandbox), "<sandbox>") for a in argv]
-            runs.append(Run(command, shown, code, out, err, seconds))
-        return Mutant(index, config.name, mutations, data, runs)
+        return Mutant(index, config.name, mutations, data, run_commands(opts, f"configs/{config.name}", sandbox))
     finally:
         shutil.rmtree(sandbox, ignore_errors=True)
 
@@ -461,8 +482,11 @@ def keep(mutant: Mutant, run: Run, directory: Path, timeout: float) -> Path:
     folder = directory / f"{mutant.index:05d}-{run.command}-{run.cls}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / mutant.config).write_bytes(mutant.data)
+    # Under another name in configs/, so that its relative paths resolve and the original stays.
+    spec, copy = f"configs/{mutant.config}", f"configs/fuzz-{mutant.config}"
+    argv = [copy if a == spec else a.replace("<sandbox>", "/tmp") for a in run.argv]
     (folder / "run.txt").write_text(
-        f"command:   (cd <a copy of the repo with this spec in configs/> && {' '.join(run.argv)})\n"
+        f"reproduce: cp {shlex.quote(str(folder / mutant.config))} {copy} && {shlex.join(argv)}\n"
         f"config:    {mutant.config}\n"
         f"mutations: {'; '.join(mutant.mutations)}\n"
         f"status:    {status(run.returncode, timeout)} ({run.cls}) after {run.seconds:.1f} s\n"
@@ -484,14 +508,18 @@ def counts_text(counts: dict) -> str:
 
 
 def distinct(failures: list[dict]) -> dict[str, list[dict]]:
-    """Per failing class, the first DISTINCT_SHOWN distinct (message, mutation) pairs, in mutant order."""
+    """Per failing class, the first DISTINCT_SHOWN distinct (message, mutation) pairs in mutant order, each with
+    the commands that failed so (space and sweep often share one cause)."""
     shown: dict[str, list[dict]] = {c: [] for c in FAILURES}
-    seen = set()
+    first: dict[tuple, dict] = {}
     for f in sorted(failures, key=lambda f: (f["mutant"], f["command"])):
         key = (f["class"], f["message"], f["mutation"])
-        if key not in seen and len(shown[f["class"]]) < DISTINCT_SHOWN:
-            seen.add(key)
-            shown[f["class"]].append(f)
+        if key in first:
+            if f["command"] not in first[key]["commands"]:
+                first[key]["commands"].append(f["command"])
+        elif len(shown[f["class"]]) < DISTINCT_SHOWN:
+            first[key] = dict(f, commands=[f["command"]])
+            shown[f["class"]].append(first[key])
     return shown
 
 
@@ -503,7 +531,7 @@ def summary_text(report: dict) -> str:
             continue
         lines.append(f"{cls} ({report['counts'][cls]} runs; first {len(items)} distinct):")
         for f in items:
-            lines.append(f"  [{f['command']} #{f['mutant']} {f['config']}, {f['status']}] {f['message']}")
+            lines.append(f"  [{', '.join(f['commands'])} #{f['mutant']} {f['config']}, {f['status']}] {f['message']}")
             lines.append(f"      mutation: {f['mutation']}" + (f"\n      kept: {f['kept']}" if f["kept"] else ""))
     return "\n".join(lines)
 
@@ -515,7 +543,7 @@ def summary_markdown(report: dict) -> str:
     for cls, items in report["distinct"].items():
         if items:
             lines += ["", f"## {cls}", ""]
-            lines += [f"- `{f['command']}` on {f['config']} ({f['status']}): `{f['message']}`; "
+            lines += [f"- `{', '.join(f['commands'])}` on {f['config']} ({f['status']}): `{f['message']}`; "
                       f"mutation: {f['mutation']}" + (f"; kept: `{f['kept']}`" if f["kept"] else "") for f in items]
     return "\n".join(lines) + "\n"
 
@@ -533,20 +561,23 @@ def write_summary(path: Path, report: dict) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", required=True, help="the attn-tune executable (e.g. build-ci/app/attn-tune)")
-    parser.add_argument("--configs", type=Path, default=REPO / "configs", help="specs to mutate (default: %(default)s)")
-    parser.add_argument("--mutants", type=int, default=2000, help="mutants to run (default: %(default)s)")
-    parser.add_argument("--seed", type=int, help="seed of the mutations (default: random, printed)")
-    parser.add_argument("--timeout", type=float, default=20, help="seconds per run before it is a hang (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default: %(default)s)")
-    parser.add_argument("--summary", type=Path, help="write the summary as JSON to FILE and as markdown to FILE.md")
-    parser.add_argument("--keep", type=Path, help="save each failing run's mutant, command and output under DIR")
-    parser.add_argument("--commands", default=",".join(COMMANDS),
-                        help="comma-separated commands to run on each mutant, of %s (default: %%(default)s)" % ", ".join(COMMANDS))
-    parser.add_argument("--device", default="opencl:0:0", help="device of `sweep` (default: %(default)s)")
-    parser.add_argument("--memory-mb", type=int, default=0,
-                        help="address-space limit of each run (ulimit -v), so that a runaway allocation fails instead "
-                             "of swapping the machine; 0: none (default)")
+    add = parser.add_argument
+    add("--binary", required=True, metavar="PATH", help="the attn-tune executable (e.g. build-ci/app/attn-tune)")
+    add("--configs", type=Path, metavar="DIR", default=REPO / "configs", help="specs to mutate (default: %(default)s)")
+    add("--mutants", type=int, metavar="N", default=2000, help="mutants to run (default: %(default)s)")
+    add("--seed", type=int, metavar="S", help="seed of the mutations (default: random, printed)")
+    add("--timeout", type=float, metavar="SECONDS", default=20,
+        help="seconds per run before it is a hang (default: %(default)s)")
+    add("--jobs", type=int, metavar="J", default=2, help="mutants run at once (default: %(default)s)")
+    add("--summary", type=Path, metavar="FILE",
+        help="write the summary as JSON to FILE, and as markdown to FILE with the suffix .md")
+    add("--keep", type=Path, metavar="DIR", help="save each failing run's mutant, command and output under DIR")
+    add("--commands", default=",".join(COMMANDS), metavar="LIST",
+        help=f"comma-separated commands to run on each mutant, of {', '.join(COMMANDS)} (default: %(default)s)")
+    add("--device", default="opencl:0:0", metavar="ID", help="device of `sweep` (default: %(default)s)")
+    add("--memory-mb", type=int, default=0, metavar="MB",
+        help="address-space limit of each run (ulimit -v), so that a runaway allocation fails instead of swapping the "
+             "machine; 0: none (default)")
     opts = parser.parse_args(argv)
     opts.commands = [c for c in opts.commands.split(",") if c]
     if unknown := [c for c in opts.commands if c not in COMMANDS]:
@@ -569,6 +600,7 @@ def fuzz(opts: argparse.Namespace) -> dict:
     counts = {c: 0 for c in CLASSES}
     failures: list[dict] = []
     done = 0
+    started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         futures = [pool.submit(fuzz_one, i, opts, files, links) for i in range(opts.mutants)]
         try:
@@ -586,14 +618,18 @@ def fuzz(opts: argparse.Namespace) -> dict:
             print(f"interrupted after {done} mutants; waiting for the runs in flight", file=sys.stderr)
             pool.shutdown(cancel_futures=True)
     return {"seed": opts.seed, "binary": opts.binary, "commands": opts.commands, "mutants": done,
-            "runs": sum(counts.values()), "counts": counts, "distinct": distinct(failures),
+            "runs": sum(counts.values()), "seconds": round(time.monotonic() - started, 1), "counts": counts, "distinct": distinct(failures),
             "failures": sorted(failures, key=lambda f: (f["mutant"], f["command"]))}
 
 
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     print(f"seed {opts.seed}: {opts.mutants} mutants of {opts.configs}, commands {','.join(opts.commands)}", flush=True)
-    report = fuzz(opts)
+    try:
+        report = fuzz(opts)
+    except HarnessError as e:
+        print(f"spec_fuzz: {e}", file=sys.stderr)
+        return 2
     print(summary_text(report))
     if opts.summary:
         write_summary(opts.summary, report)

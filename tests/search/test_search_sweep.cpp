@@ -127,6 +127,18 @@ TEST(SearchSweep, ResumeWithALargerBudgetContinuesTheSearchExactly) {
   }
 }
 
+TEST(SearchSweep, AResumeUnderASmallerBudgetThanItsJournalHoldsIsRefused) {
+  test::TempDir dir;
+  // Killed searches and finished ones alike: what the journal holds is never dropped by a smaller budget.
+  ASSERT_EQ(sweep(dir / "parts.json", "annealing", 5).exit_code, 0);
+  const auto smaller = sweep(dir / "parts.json", "annealing", 3, {"--resume"});
+  EXPECT_EQ(smaller.exit_code, 2) << smaller.err;
+  EXPECT_NE(smaller.err.find("--budget-evals 5 or more"), std::string::npos) << smaller.err;
+  const auto other = sweep(dir / "parts.json", "random", 5, {"--resume"});
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("search.strategy"), std::string::npos) << other.err;
+}
+
 TEST(SearchSweep, ABudgetWithoutAStrategySearchesWithTheDefaultStrategy) {
   test::TempDir dir;
   const fs::path out = dir / "default.json";

@@ -8,6 +8,7 @@
 #include "tests/support/test_support.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/load/spec_loader.hpp"
+#include "tuner/spec/space.hpp"
 
 namespace attn {
 namespace {
@@ -139,6 +140,25 @@ TEST(SpecLoader, InvalidJsonIsReportedWithItsPosition) {
     EXPECT_NE(e.message().find("not valid JSON"), std::string::npos);
     EXPECT_NE(e.message().find("line 3"), std::string::npos) << e.message();
   }
+}
+
+TEST(SpecLoader, ANamedConstraintIsShownByItsNameWhereItExcludes) {
+  test::TempDir dir;
+  dir.write("k.cl", "__kernel void attn() {}\n");
+  ojson spec = valid_spec();
+  spec["kernels"]["k"]["constraints"].push_back({{"name", "small_tiles"}, {"expr", "BLOCK_M * BLOCK_N <= 512"}});
+  const Spec loaded = load_spec(dir.write("spec.json", spec.dump(2)));
+  const KernelSpec& k = loaded.kernels.front();
+  ASSERT_EQ(k.constraints.size(), 2u);
+  EXPECT_EQ(k.constraints[0].label(), "`D % DV_TILE == 0`");
+  EXPECT_EQ(k.constraints[1].label(), "small_tiles (`BLOCK_M * BLOCK_N <= 512`)");
+  Bindings b = {{"D", 64}, {"DV_TILE", 32}, {"BLOCK_M", 32}, {"BLOCK_N", 32}};
+  EXPECT_EQ(failed_constraint(k, b), "constraint small_tiles (`BLOCK_M * BLOCK_N <= 512`) is false");
+
+  spec["kernels"]["k"]["constraints"][1] = {{"name", "not an identifier"}, {"expr", "1"}};
+  EXPECT_THROW(load_spec(dir.write("spec.json", spec.dump(2))), SpecError);
+  spec["kernels"]["k"]["constraints"][1] = {{"name", "x"}, {"expresion", "1"}};
+  EXPECT_THROW(load_spec(dir.write("spec.json", spec.dump(2))), SpecError);
 }
 
 TEST(SpecLoader, MissingFile) { EXPECT_THROW(load_spec("/nonexistent/spec.json"), SpecError); }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tuner/backend/opencl/opencl_arch.hpp"
 #include "tuner/backend/opencl/opencl_device.hpp"
 #include "tuner/core/error.hpp"
 #ifdef ATTN_TUNE_WITH_CUDA
@@ -71,12 +72,19 @@ std::unique_ptr<Device> open_device(const std::string& id) {
       fmt::format("no device '{}' (ids look like opencl:0:0 or cuda:0); devices found:{}", id, known_devices()));
 }
 
-std::string require_device(const std::string& id) {
+std::string architecture_key(const DeviceInfo& device) {
+  if (device.backend == "opencl") return opencl_architecture_key(device);
+  return device.arch;
+}
+
+DeviceInfo find_device(const std::string& id) {
   const DeviceListing listing = list_devices();
   for (const auto& d : listing.devices)
-    if (d.id == id) return id;
+    if (d.id == id) return d;
   throw UsageError(fmt::format("no device '{}'; devices found:{}", id, known_devices()));
 }
+
+std::string require_device(const std::string& id) { return find_device(id).id; }
 
 std::string best_device_id(const std::vector<std::string>& backends) {
   DeviceListing listing = list_devices();

@@ -19,6 +19,13 @@ DeviceListing list_devices();
 // Opens "opencl:P:D" or "cuda:N". An unknown id throws UsageError listing the devices that exist.
 std::unique_ptr<Device> open_device(const std::string& id);
 
+// The architecture a tuned table keys DEVICE by (a recorded device: no driver needed): CUDA's sm_XY; for
+// OpenCL, what its backend derives from the name or version (backend/opencl/opencl_arch.hpp).
+std::string architecture_key(const DeviceInfo& device);
+
+// The listed device of that id; throws UsageError listing the devices found otherwise.
+DeviceInfo find_device(const std::string& id);
+
 // Returns ID when a device of that id is listed; throws UsageError listing the
 // devices found otherwise. Lets the CLI reject a bad --device before starting workers.
 std::string require_device(const std::string& id);

@@ -4,7 +4,6 @@
 
 #include "tuner/check/determinism_check.hpp"
 #include "tuner/measure/evaluator.hpp"
-#include "tuner/measure/evaluator_setup.hpp"
 
 namespace attn {
 
@@ -25,7 +24,5 @@ void install_checks(Evaluator& evaluator) {
     result.checks.update(check_determinism(*shapes, kernel, job.config, ev.spec().shape(job.shape).fields, options));
   });
 }
-
-void register_checks() { set_evaluator_setup(install_checks); }
 
 }  // namespace attn

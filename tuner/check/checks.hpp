@@ -10,8 +10,4 @@ class Evaluator;
 // (determinism_check.hpp) record into each result's `checks`.
 void install_checks(Evaluator& evaluator);
 
-// Makes install_checks the setup of every evaluator a run creates
-// (run/evaluator_setup.hpp): called once by the program at start-up.
-void register_checks();
-
 }  // namespace attn

@@ -25,6 +25,7 @@ nlohmann::json DeviceInfo::to_json() const {
   if (registers_per_sm) j["registers_per_sm"] = registers_per_sm;
   if (max_threads_per_sm) j["max_threads_per_sm"] = max_threads_per_sm;
   if (shared_mem_per_sm) j["shared_mem_per_sm"] = shared_mem_per_sm;
+  if (can_capture) j["can_capture"] = true;
   return j;
 }
 
@@ -47,6 +48,7 @@ DeviceInfo DeviceInfo::from_json(const nlohmann::json& d) {
   info.registers_per_sm = d.value("registers_per_sm", 0);
   info.max_threads_per_sm = d.value("max_threads_per_sm", 0);
   info.shared_mem_per_sm = d.value("shared_mem_per_sm", std::uint64_t{0});
+  info.can_capture = d.value("can_capture", false);
   return info;
 }
 

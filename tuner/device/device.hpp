@@ -40,6 +40,7 @@ struct DeviceInfo {
   int registers_per_sm = 0;               // CUDA only; 0 when unknown
   int max_threads_per_sm = 0;             // CUDA only
   std::uint64_t shared_mem_per_sm = 0;    // CUDA only
+  bool can_capture = false;               // launches can be captured once and replayed (CUDA graphs)
 
   nlohmann::json to_json() const;
   static DeviceInfo from_json(const nlohmann::json& j);
@@ -175,8 +176,9 @@ class Device {
     (void)program, (void)launch, (void)resources;
   }
 
-  // Whether capture() works here (CUDA graphs).
-  virtual bool can_capture() const { return false; }
+  // Whether capture() works here (CUDA graphs): the one query, from the device's description, so that a
+  // device id not opened yet answers the same (backend/registry.hpp's find_device).
+  bool can_capture() const { return info().can_capture; }
 
   // Records LAUNCHES with ARGS once for replay (their values are copied in).
   // Throws UsageError where the backend has no such thing (can_capture()).

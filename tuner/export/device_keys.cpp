@@ -1,63 +1,12 @@
 #include "tuner/export/device_keys.hpp"
 
-#include <array>
 #include <cctype>
-#include <sstream>
-#include <utility>
-#include <vector>
+
+#include "tuner/backend/registry.hpp"
 
 namespace attn {
-namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
-// NVIDIA GPUs by a distinctive part of their name, for OpenCL, which reports no compute capability.
-constexpr std::array<std::pair<const char*, const char*>, 12> kNvidiaArchByName{{
-    {"B200", "sm_100"},
-    {"GB200", "sm_100"},
-    {"H200", "sm_90"},
-    {"H100", "sm_90"},
-    {"GH200", "sm_90"},
-    {"L40", "sm_89"},
-    {"L4", "sm_89"},
-    {"RTX 40", "sm_89"},
-    {"A100", "sm_80"},
-    {"A10", "sm_86"},
-    {"RTX 30", "sm_86"},
-    {"V100", "sm_70"},
-}};
-
-// "OpenCL 3.0 PoCL HSTR: pthread-x86_64-pc-linux-gnu-skylake-avx512" -> "skylake-avx512":
-// after HSTR comes [driver-]arch-vendor-os-env-cpu.
-std::string pocl_cpu(const std::string& version) {
-  const auto at = version.find("HSTR: ");
-  if (at == std::string::npos) return "";
-  std::vector<std::string> parts;
-  std::stringstream in(version.substr(at + 6));
-  for (std::string part; std::getline(in, part, '-');) parts.push_back(part);
-  std::size_t first = 0;
-  if (!parts.empty() && (parts[0] == "pthread" || parts[0] == "cpu" || parts[0] == "basic")) first = 1;
-  first += 4;  // the target triple
-  std::string cpu;
-  for (std::size_t i = first; i < parts.size(); ++i) cpu += (cpu.empty() ? "" : "-") + parts[i];
-  return cpu;
-}
-
-}  // namespace
-
-DeviceKeys device_keys(const DeviceInfo& device) {
-  DeviceKeys keys{device.name, device.arch, device.vendor};
-  if (device.backend == "cuda") return keys;
-  if (contains(device.vendor, "NVIDIA")) {
-    for (const auto& [part, arch] : kNvidiaArchByName) {
-      if (!contains(device.name, part)) continue;
-      keys.arch = arch;
-      return keys;
-    }
-  }
-  if (const std::string cpu = pocl_cpu(device.arch); !cpu.empty()) keys.arch = cpu;
-  return keys;
-}
+DeviceKeys device_keys(const DeviceInfo& device) { return {device.name, architecture_key(device), device.vendor}; }
 
 std::string slug(const std::string& s) {
   std::string out;

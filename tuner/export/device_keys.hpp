@@ -14,8 +14,7 @@ struct DeviceKeys {
   std::string vendor;  // "NVIDIA Corporation", "AuthenticAMD"
 };
 
-// CUDA reports sm_XY itself. NVIDIA's OpenCL driver does not, so known GPU
-// names map to theirs; PoCL's version string ends in the LLVM target of the CPU.
+// The architecture key comes from the device's backend (backend/registry.hpp's architecture_key).
 DeviceKeys device_keys(const DeviceInfo& device);
 
 // A lower-case, '-'-separated form of S, for file names and HTML ids.

@@ -7,7 +7,7 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/record/check_results.hpp"
-#include "tuner/record/stats.hpp"
+#include "tuner/record/noise.hpp"
 
 namespace attn {
 namespace {
@@ -31,7 +31,7 @@ std::string clock_note(const ConfigResult& baseline, const ConfigResult& candida
 
 // How large a change RATIO - 1 is: the speedup's mirror image for ratios below 1, so that
 // twice as slow and twice as fast are both 100%.
-double size_of(double ratio) { return ratio >= 1 ? ratio - 1 : 1 / ratio - 1; }
+double size_of(double ratio) { return relative_gap(ratio, 1.0); }
 
 // The timing verdict of a change RATIO held against BAND; NUMBERS opens the line that says why.
 void judge_change(Judgement& j, double ratio, double band, const std::string& numbers, const GateRules& rules) {

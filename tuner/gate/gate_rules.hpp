@@ -1,7 +1,7 @@
 // The perf gate's decision for one (kernel, shape, configuration): how a
 // candidate measurement compares with the baseline's (docs/gate.md).
 //
-//   noise(m)  = measurement_noise(m) (run/stats.hpp): the samples' robust
+//   noise(m)  = measurement_noise(m) (record/noise.hpp, the one noise rule): the samples' robust
 //               relative spread
 //   slowdown  = candidate median / baseline median - 1
 //   speedup   = baseline median / candidate median - 1 (the mirror image, so
@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "tuner/record/noise.hpp"
 #include "tuner/record/result.hpp"
 
 namespace attn {

@@ -53,8 +53,12 @@ std::map<std::string, fs::path> load_sources(const JsonField& f) {
     if (std::find(kBackends.begin(), kBackends.end(), backend) == kBackends.end())
       value.fail(fmt::format("unknown backend (known: {})", fmt::join(kBackends, ", ")));
     const fs::path path = resolve(value);
-    if (!fs::is_regular_file(path))
-      value.fail(fmt::format("kernel source not found: {} (resolved to {})", value.string(), path.string()));
+    // The error_code forms: a path the system refuses (too long, a loop) is "not found" with its reason,
+    // not a filesystem_error.
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      value.fail(fmt::format("kernel source not found: {} (resolved to {}){}", value.string(), path.string(),
+                             ec ? ": " + ec.message() : ""));
     sources[backend] = path;
   }
   if (sources.empty()) f.fail("needs at least one kernel source");
@@ -269,7 +273,19 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
     }
   }
   if (auto constraints = f.optional_member("constraints"))
-    for (const auto& c : constraints->elements()) k.constraints.push_back(parse_expression(c, names, opaque));
+    for (const auto& c : constraints->elements()) {
+      // An expression, or {"name": ..., "expr": ...}.
+      std::string name;
+      std::optional<JsonField> expr;
+      if (c.value().is_object()) {
+        c.expect_object({"name", "expr"});
+        name = c.member("name").identifier("a constraint's name");
+        expr = c.member("expr");
+      } else {
+        expr = c;
+      }
+      k.constraints.emplace_back(parse_expression(*expr, names, opaque).text(), names, std::move(name));
+    }
 
   const JsonField launches = f.member("launches");
   for (const auto& l : launches.elements()) {
@@ -355,7 +371,9 @@ Spec load_spec(const fs::path& path) {
   if (auto includes = root.optional_member("include_dirs")) {
     for (const auto& inc : includes->elements()) {
       const fs::path p = resolve(inc);
-      if (!fs::is_directory(p)) inc.fail(fmt::format("include directory not found: {}", p.string()));
+      std::error_code ec;
+      if (!fs::is_directory(p, ec))
+        inc.fail(fmt::format("include directory not found: {}{}", p.string(), ec ? ": " + ec.message() : ""));
       spec.include_dirs.push_back(p);
     }
   }

@@ -16,6 +16,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/host_allocation.hpp"
 #include "tuner/core/text_file.hpp"
+#include "tuner/measure/sampler.hpp"
 #include "tuner/plan/tensor_map_arguments.hpp"
 #include "tuner/spec/space.hpp"
 
@@ -36,11 +37,7 @@ Evaluator::Evaluator(const Spec& spec, Device& device, RunSettings settings)
     throw UsageError(fmt::format("{} has no {} kernel source, and device {} is an {} device", spec_.path.string(), backend_,
                                  device.info().id, backend_));
   source_text_ = read_text_file(spec_.sources.at(backend_));
-  if (settings_.timing.policy == TimingPolicy::graph && !device.can_capture())
-    throw UsageError(
-        fmt::format("--timing graph replays CUDA graphs; device {} is an {} device (use --timing cold "
-                    "or warm)",
-                    device.info().id, backend_));
+  require_timing_policy_runs_on(settings_.timing, device.info());
 }
 
 PreparedShape Evaluator::prepare_fields(const std::string& name, const nlohmann::json& fields) {
@@ -274,66 +271,22 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult&
       if (t.flush_cache()) device_.flush_cache();
       return graph ? graph->replay() : device_.run(*plan.program, plan.launches, args);
     };
-    // Warm-up is the same work as a sample. On a GPU it lasts warmup_s too: a
-    // GPU coming from idle (compile, verification) runs at its boost clock
-    // until its power controller catches up, tens of milliseconds later.
-    const bool warm_by_time = device_.info().kind == "gpu";
-    auto warm_up = [&] {
-      const auto begin = std::chrono::steady_clock::now();
-      for (int i = 0;
-           i < t.warmup_runs ||
-           (warm_by_time && std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() < t.warmup_s);
-           ++i)
-        sample();
-    };
-    warm_up();
-
-    std::vector<double> samples;
-    std::vector<ClockReading> readings;
-    int discarded = 0, pauses = 0;
-    bool throttled = false;
-    double last_discarded_ms = 0;
-    const auto start = std::chrono::steady_clock::now();
-    bool converged = false;
-    double wall = 0;
-    while (true) {
-      const double ms = sample();
-      const std::optional<ClockReading> clock = device_.read_clocks();
-      // As nvbench: a sample taken well under the expected clock is discarded
-      // and the device given time to recover; when it does not, the result
-      // keeps such samples and says so.
-      const bool slow = clock && clock->expected_sm_mhz > 0 && clock->sm_mhz < t.min_clock_ratio * clock->expected_sm_mhz;
-      if (slow && !throttled && pauses < t.max_throttled_retries) {
-        ++discarded;
-        ++pauses;
-        last_discarded_ms = ms;
-        std::this_thread::sleep_for(std::chrono::duration<double>(t.recovery_s));
-        warm_up();
-      } else {
-        if (slow) throttled = true;
-        samples.push_back(ms);
-        if (clock) readings.push_back(*clock);
-      }
-      wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const int n = static_cast<int>(samples.size());
-      if (n >= t.min_samples && relative_stddev(samples) <= t.max_noise) {
-        converged = true;
-        break;
-      }
-      if (n >= t.max_samples || (n >= t.min_samples && wall >= t.max_time_s) || wall >= t.timeout_s) break;
-    }
-    if (samples.empty()) {  // out of time with every sample discarded
-      samples.push_back(last_discarded_ms);
-      throttled = true;
-    }
-    SampleStats stats = SampleStats::of(samples);
-    stats.converged = converged;
-    stats.wall_s = wall;
+    SampleSource source;
+    source.run = sample;
+    source.clocks = [&] { return device_.read_clocks(); };
+    source.pause = [](double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); };
+    source.now_s = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    source.warm_by_time = device_.info().kind == "gpu";
+    NoiseTarget stop(t);
+    const Samples taken = take_samples(source, t, stop);
+    SampleStats stats = SampleStats::of(taken.ms);
+    stats.converged = taken.converged;
+    stats.wall_s = taken.wall_s;
     result.timing = stats;
-    result.clocks = ClockRecord::of(readings);
+    result.clocks = ClockRecord::of(taken.readings);
     if (result.clocks) {
-      result.clocks->discarded_samples = discarded;
-      result.clocks->throttled = throttled;
+      result.clocks->discarded_samples = taken.discarded;
+      result.clocks->throttled = taken.throttled;
     }
   } catch (const LaunchError& e) {
     throw Outcome{Status::launch_failed, fmt::format("while timing: {}", e.what()), {}};

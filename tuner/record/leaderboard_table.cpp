@@ -6,15 +6,11 @@
 #include <fmt/ranges.h>
 
 #include "tuner/record/determinism_summary.hpp"
+#include "tuner/record/noise.hpp"
 #include "tuner/record/ties.hpp"
 
 namespace attn {
 namespace {
-
-// Whether A's median is within the noise of B's (A is the slower one).
-bool within_noise(const SampleStats& a, const SampleStats& b) {
-  return b.median_ms > 0 && a.median_ms / b.median_ms - 1 <= noise_band(a, b);
-}
 
 std::string label_of(const LeaderboardEntry& e) {
   std::string label = config_key(e.job.config);
@@ -48,13 +44,33 @@ std::string baseline_line(const LeaderboardGroup& g) {
   if (!base) return fmt::format("baseline {}: not in this sweep\n", g.baseline_preset);
   if (base->status == Status::ok && base->timing && best) {
     const double speedup = base->timing->median_ms / best->timing->median_ms;
-    const bool tie = base != best && within_noise(*base->timing, *best->timing);
-    return fmt::format("best vs baseline {} ({}): {:.2f}x faster{}\n", g.baseline_preset, config_key(base->job.config),
-                       speedup, tie ? " (within the noise)" : "");
+    // No speed-up is claimed where the two medians lie within their noise.
+    if (base != best && within_noise(*base->timing, *best->timing))
+      return fmt::format("best vs baseline {} ({}): the same within the noise (medians {:.2f}x apart)\n", g.baseline_preset,
+                         config_key(base->job.config), speedup);
+    return fmt::format("best vs baseline {} ({}): {:.2f}x faster\n", g.baseline_preset, config_key(base->job.config),
+                       speedup);
   }
   const std::string why = base->status == Status::ok ? base->excluded : base->reason;
   return fmt::format("baseline {} ({}): {}{}\n", g.baseline_preset, config_key(base->job.config),
                      base->status == Status::ok ? "excluded" : status_name(base->status), why.empty() ? "" : ": " + why);
+}
+
+// One line for the whole leaderboard when most timed configurations never reached the noise target: on such a
+// device the order within the noise is no ranking, and the table should not be read as one.
+std::string too_noisy_line(const Leaderboard& lb) {
+  int timed = 0, noisy = 0;
+  for (const auto& g : lb.groups)
+    for (const auto& e : g.entries)
+      if (e.status == Status::ok && e.timing) {
+        ++timed;
+        noisy += e.timing->converged ? 0 : 1;
+      }
+  if (timed == 0 || 2 * noisy <= timed) return {};
+  return fmt::format(
+      "\ntoo noisy to rank: {} of {} timed configurations never reached the {:.2f}% noise target; "
+      "only gaps beyond the noise (no ~#k, no tie) are real\n",
+      noisy, timed, 100 * lb.settings.timing.max_noise);
 }
 
 }  // namespace
@@ -102,7 +118,7 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
       tied_set = tied_set || e.tie.has_value();
       const std::string row =
           fmt::format("{:>4}  {:<{}} {:>10.4f} {:>10.4f} {:>6.2f}% {:>10.1f} {:>9.2f} {:>9} {:>8}{}  {}", e.rank,
-                      label_of(e), width, t.median_ms, t.min_ms, 100 * t.rel_noise, e.gflops, e.gbps, priv, local,
+                      label_of(e), width, t.median_ms, t.min_ms, 100 * measurement_noise(t), e.gflops, e.gbps, priv, local,
                       checked ? "  " + checks_cell(nlohmann::json{{"checks", e.checks}}) : "", mark);
       out += row.substr(0, row.find_last_not_of(' ') + 1) + "\n";
     }
@@ -117,6 +133,7 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
     if (checked) out += determinism_summary_line(g.determinism);
     out += not_ranked_lines(g);
   }
+  out += too_noisy_line(lb);
   return out;
 }
 

@@ -21,12 +21,12 @@ TimingPolicy timing_policy_from_name(const std::string& name) {
   throw UsageError(fmt::format("unknown timing policy '{}' (cold, warm or graph)", name));
 }
 
-void require_timing_policy_runs_on(const TimingSettings& timing, const std::string& device_id) {
-  if (timing.policy == TimingPolicy::graph && device_id.rfind("cuda:", 0) != 0)
+void require_timing_policy_runs_on(const TimingSettings& timing, const DeviceInfo& device) {
+  if (timing.policy == TimingPolicy::graph && !device.can_capture)
     throw UsageError(
-        fmt::format("--timing graph replays CUDA graphs; device {} is not a CUDA device (use --timing "
-                    "cold or warm)",
-                    device_id));
+        fmt::format("--timing graph replays captured launches (CUDA graphs); device {} ({}) cannot "
+                    "capture them (use --timing cold or warm)",
+                    device.id, device.backend));
 }
 
 nlohmann::json TimingSettings::to_json() const {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cache/cache_settings.hpp"
+#include "tuner/device/device.hpp"
 #include "tuner/record/tie_settings.hpp"
 
 namespace attn {
@@ -61,9 +62,9 @@ struct DeterminismSettings {
   static DeterminismSettings from_json(const nlohmann::json& j);
 };
 
-// Throws UsageError when TIMING's policy cannot run on DEVICE_ID ("cuda:0",
-// "opencl:0:0"): graph needs CUDA. Checked before any process starts.
-void require_timing_policy_runs_on(const TimingSettings& timing, const std::string& device_id);
+// Throws UsageError when TIMING's policy cannot run on DEVICE: graph needs a device that can capture launches
+// (DeviceInfo::can_capture). Checked before any process starts, and by the evaluator.
+void require_timing_policy_runs_on(const TimingSettings& timing, const DeviceInfo& device);
 
 struct RunSettings {
   std::uint64_t seed = 1;  // inputs are drawn from it; recorded in every result file

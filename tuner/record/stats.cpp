@@ -15,19 +15,7 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (pos - double(lo)) * (sorted[hi] - sorted[lo]);
 }
 
-// Normal samples: IQR = 1.349 standard deviations.
-constexpr double kIqrPerSigma = 1.349;
-
 }  // namespace
-
-double measurement_noise(const SampleStats& t) {
-  if (t.samples >= 4 && t.median_ms > 0 && t.q3_ms > t.q1_ms) return (t.q3_ms - t.q1_ms) / (kIqrPerSigma * t.median_ms);
-  return t.rel_noise;
-}
-
-double noise_band(const SampleStats& a, const SampleStats& b) {
-  return std::hypot(measurement_noise(a), measurement_noise(b));
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;

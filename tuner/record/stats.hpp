@@ -21,15 +21,6 @@ struct SampleStats {
   static SampleStats from_json(const nlohmann::json& j);
 };
 
-// The noise of one measurement: its interquartile range / (1.349 * its median),
-// the samples' standard deviation relative to the median for normal samples but
-// not inflated by a few outliers (rel_noise when the quartiles are not recorded).
-double measurement_noise(const SampleStats& timing);
-
-// How far apart two measurements' medians may be, relatively, and still be
-// the same within their noise: sqrt(noise(a)^2 + noise(b)^2).
-double noise_band(const SampleStats& a, const SampleStats& b);
-
 // The median of VALUES: the middle one, or the mean of the two middle ones (0 when empty).
 double median(std::vector<double> values);
 

@@ -6,9 +6,11 @@
 namespace attn {
 
 struct TieSettings {
-  int rounds = 3;               // interleaved re-measurements per candidate; 0 = ties off
-  double noise_multiple = 2.0;  // "within noise": median gap <= this * the larger relative noise
-  int max_candidates = 8;       // re-time at most this many closest to the best
+  int rounds = 3;  // interleaved re-measurements per candidate; 0 = ties off
+  // "within noise": median gap <= this many noise bands (record/noise.hpp). One band: a tie never reorders rows
+  // whose medians differ by more than their noise.
+  double noise_multiple = 1.0;
+  int max_candidates = 8;  // re-time at most this many closest to the best
 
   nlohmann::json to_json() const;
   static TieSettings from_json(const nlohmann::json& j);

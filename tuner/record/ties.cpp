@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "tuner/record/stats.hpp"
+#include "tuner/record/noise.hpp"
 
 namespace attn {
 namespace {
@@ -28,22 +28,15 @@ long long shared_bytes_of(const ConfigResult& r) {
 // The tie rule as a sort key (kTieRule).
 auto rule_key(const ConfigResult& r) { return std::make_tuple(registers_of(r), shared_bytes_of(r), r.job.config); }
 
-bool within(double median, double best, double noise, const TieSettings& s) {
-  return median <= best * (1.0 + s.noise_multiple * noise);
-}
-
 void resolve_group(std::vector<ConfigResult*> group, const Remeasure& remeasure, const TieSettings& s,
                    const std::function<void(const std::string&)>& note) {
   std::sort(group.begin(), group.end(),
             [](const ConfigResult* a, const ConfigResult* b) { return a->timing->median_ms < b->timing->median_ms; });
   const ConfigResult& best = *group.front();
   std::vector<ConfigResult*> candidates;
-  for (ConfigResult* r : group) {
-    const double noise = std::max(best.timing->rel_noise, r->timing->rel_noise);
-    if (static_cast<int>(candidates.size()) < s.max_candidates &&
-        within(r->timing->median_ms, best.timing->median_ms, noise, s))
+  for (ConfigResult* r : group)
+    if (static_cast<int>(candidates.size()) < s.max_candidates && within_noise(*r->timing, *best.timing, s.noise_multiple))
       candidates.push_back(r);
-  }
   if (candidates.size() < 2) return;
   if (note)
     note(fmt::format("{} / {}: {} configurations within noise of the best, measured again in turns ({} rounds)",
@@ -55,10 +48,10 @@ void resolve_group(std::vector<ConfigResult*> group, const Remeasure& remeasure,
     jobs.push_back(candidates[i]->job);
     index[candidates[i]->job.key()] = i;
   }
-  // Per candidate: the median of each round, and the noise its measurements reported.
+  // Per candidate: the median of each round, and the largest noise its measurements reported.
   std::vector<std::vector<double>> medians(candidates.size());
   std::vector<double> noise(candidates.size());
-  for (std::size_t i = 0; i < candidates.size(); ++i) noise[i] = candidates[i]->timing->rel_noise;
+  for (std::size_t i = 0; i < candidates.size(); ++i) noise[i] = measurement_noise(*candidates[i]->timing);
   for (int round = 0; round < s.rounds; ++round)
     for (ConfigResult& got : remeasure(jobs)) {
       const auto it = index.find(got.job.key());
@@ -70,24 +63,28 @@ void resolve_group(std::vector<ConfigResult*> group, const Remeasure& remeasure,
         return;
       }
       medians[it->second].push_back(got.timing->median_ms);
-      noise[it->second] = std::max(noise[it->second], got.timing->rel_noise);
+      noise[it->second] = std::max(noise[it->second], measurement_noise(*got.timing));
     }
-  std::vector<double> median(candidates.size());
+  // In turns, a candidate's time is the median of its rounds; its noise, the larger of what its measurements
+  // reported and how far the rounds spread.
+  std::vector<NoisyTime> timed(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (medians[i].size() != static_cast<std::size_t>(s.rounds)) return;  // interrupted: the first ranking stands
-    median[i] = SampleStats::of(medians[i]).median_ms;
-    noise[i] = std::max(noise[i], relative_stddev(medians[i]));
+    timed[i] = {median(medians[i]), std::max(noise[i], relative_stddev(medians[i]))};
   }
-  const std::size_t fastest = std::min_element(median.begin(), median.end()) - median.begin();
+  const std::size_t fastest =
+      std::min_element(timed.begin(), timed.end(),
+                       [](const NoisyTime& a, const NoisyTime& b) { return a.median_ms < b.median_ms; }) -
+      timed.begin();
   std::vector<std::size_t> tied;
   for (std::size_t i = 0; i < candidates.size(); ++i)
-    if (within(median[i], median[fastest], std::max(noise[i], noise[fastest]), s)) tied.push_back(i);
+    if (within_noise(timed[i], timed[fastest], s.noise_multiple)) tied.push_back(i);
   if (tied.size() < 2) return;  // measured in turns, one was really faster: the median ranking stands
   std::sort(tied.begin(), tied.end(),
             [&](std::size_t a, std::size_t b) { return rule_key(*candidates[a]) < rule_key(*candidates[b]); });
   for (std::size_t k = 0; k < tied.size(); ++k) {
     const std::size_t i = tied[k];
-    candidates[i]->tie = Tie{static_cast<int>(k) + 1, static_cast<int>(tied.size()), median[i], noise[i]};
+    candidates[i]->tie = Tie{static_cast<int>(k) + 1, static_cast<int>(tied.size()), timed[i].median_ms, timed[i].noise};
   }
 }
 

@@ -2,9 +2,9 @@
 
 #include "tuner/backend/registry.hpp"
 #include "tuner/cache/cache_store.hpp"
+#include "tuner/check/checks.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/measure/evaluator.hpp"
-#include "tuner/measure/evaluator_setup.hpp"
 #include "tuner/runners/config_runner.hpp"
 
 namespace attn {
@@ -14,7 +14,7 @@ class InProcessRunner final : public ConfigRunner {
  public:
   InProcessRunner(const Spec& spec, const std::string& device_id, const RunSettings& settings)
       : device_(open_device(device_id)), evaluator_(spec, *device_, settings) {
-    set_up_evaluator(evaluator_);
+    install_checks(evaluator_);
     configure_compile_cache(settings.compile_cache);
   }
 
@@ -59,7 +59,7 @@ std::vector<Job> ConfigRunner::take_upcoming(const std::string& shape) {
 
 std::unique_ptr<ConfigRunner> make_in_process_runner(const Spec& spec, const std::string& device_id,
                                                      const RunSettings& settings) {
-  require_timing_policy_runs_on(settings.timing, device_id);
+  if (settings.timing.policy == TimingPolicy::graph) require_timing_policy_runs_on(settings.timing, find_device(device_id));
   return std::make_unique<InProcessRunner>(spec, device_id, settings);
 }
 

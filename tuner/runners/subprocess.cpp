@@ -13,8 +13,10 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/core/interrupt.hpp"
 
 extern char** environ;
 
@@ -40,7 +42,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, 2, 1);  // the child's stdout: our stderr
+  posix_spawn_file_actions_adddup2(&actions, err[1], 1);  // the child's stdout: with its stderr
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   posix_spawn_file_actions_adddup2(&actions, out[1], 3);
 
@@ -81,6 +83,20 @@ bool Subprocess::write_line(const std::string& line) {
   return true;
 }
 
+// The child's own log lines (spdlog's "[time] [level] ...", "attn-tune: ...") reach the console. Whatever else
+// it prints, a compiler's chatter ("1 warning generated.", once per PoCL build) among it, is kept in the tail
+// (and the program's build log) and shown only with -v.
+void Subprocess::pass_through(std::string_view bytes) {
+  unshown_ += bytes;
+  const bool verbose = spdlog::should_log(spdlog::level::debug);
+  for (std::size_t nl; (nl = unshown_.find('\n')) != std::string::npos;) {
+    const std::string_view line(unshown_.data(), nl + 1);
+    if (verbose || line.starts_with('[') || line.starts_with("attn-tune")) (void)!::write(2, line.data(), line.size());
+    unshown_.erase(0, nl + 1);
+  }
+  if (unshown_.size() > kStderrTail) unshown_.clear();  // no newline in sight: not a log line
+}
+
 void Subprocess::drain_stderr() {
   char buf[4096];
   while (true) {
@@ -88,7 +104,7 @@ void Subprocess::drain_stderr() {
     if (n <= 0) return;
     stderr_tail_.append(buf, static_cast<std::size_t>(n));
     if (stderr_tail_.size() > kStderrTail) stderr_tail_.erase(0, stderr_tail_.size() - kStderrTail);
-    ::write(2, buf, static_cast<std::size_t>(n));  // pass the child's log through
+    pass_through(std::string_view(buf, static_cast<std::size_t>(n)));
     if (n < static_cast<ssize_t>(sizeof buf)) return;
   }
 }
@@ -103,12 +119,13 @@ Subprocess::Read Subprocess::read_line(std::string& line, double timeout_s) {
       return Read::line;
     }
     if (!out_open) return Read::closed;
+    if (interrupt_requested()) return Read::interrupted;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return Read::timeout;
     pollfd fds[2] = {{from_child_, POLLIN, 0}, {err_from_child_, POLLIN, 0}};
-    const int rc = ::poll(fds, err_from_child_ >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    const int rc = ::poll(fds, err_from_child_ >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left.count(), 100)));
     if (rc < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) continue;  // the signal handler ran: interrupt_requested() says whether to stop
       throw Error(fmt::format("poll failed: {}", std::strerror(errno)));
     }
     if (fds[1].revents & (POLLIN | POLLHUP)) {

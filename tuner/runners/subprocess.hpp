@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attn {
@@ -24,8 +25,9 @@ class Subprocess {
   // False when the child is gone (the write hit a closed pipe).
   bool write_line(const std::string& line);
 
-  enum class Read { line, timeout, closed };
-  // Waits up to TIMEOUT_S for a full line on fd 3; drains stderr meanwhile.
+  enum class Read { line, timeout, closed, interrupted };
+  // Waits up to TIMEOUT_S for a full line on fd 3; drains stderr meanwhile. Returns `interrupted` within
+  // 100 ms of a stop asked of this process (core/interrupt.hpp).
   Read read_line(std::string& line, double timeout_s);
 
   // SIGKILL and reap; idempotent.
@@ -42,6 +44,8 @@ class Subprocess {
   int to_child_ = -1, from_child_ = -1, err_from_child_ = -1;
   std::string pending_;
   std::string stderr_tail_;
+  std::string unshown_;  // the child's output since its last newline
+  void pass_through(std::string_view bytes);
   int wait_status_ = 0;
   bool reaped_ = false;
 };

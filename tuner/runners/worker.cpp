@@ -13,11 +13,12 @@
 
 #include "tuner/backend/registry.hpp"
 #include "tuner/cache/cache_store.hpp"
+#include "tuner/check/checks.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/source_identity.hpp"
 #include "tuner/load/shape_selection.hpp"
 #include "tuner/load/spec_loader.hpp"
 #include "tuner/measure/evaluator.hpp"
-#include "tuner/measure/evaluator_setup.hpp"
 #include "tuner/runners/config_runner.hpp"
 
 namespace attn {
@@ -58,13 +59,18 @@ int serve_worker(const std::filesystem::path& spec_path, const std::string& shap
     select_shapes(*spec, shape_selection);
     device = open_device(device_id);
     evaluator = std::make_unique<Evaluator>(*spec, *device, settings);
-    set_up_evaluator(*evaluator);
+    install_checks(*evaluator);
     configure_compile_cache(settings.compile_cache);
   } catch (const std::exception& e) {
     reply(fd, {{"type", "fatal"}, {"message", e.what()}});
     return 2;
   }
-  reply(fd, {{"type", "ready"}, {"device", device->info().to_json()}});
+  // What this worker compiles, so that the sweep can tell a source edited since it started (results measured
+  // from it would carry the old hash).
+  const std::string backend = device->info().backend;
+  const std::string source_sha256 =
+      spec->sources.contains(backend) ? source_identity(spec->sources.at(backend), spec->include_dirs).sha256 : "";
+  reply(fd, {{"type", "ready"}, {"device", device->info().to_json()}, {"source_sha256", source_sha256}});
 
   std::string line;
   while (std::getline(std::cin, line)) {

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/record/leaderboard.hpp"
 #include "tuner/runners/config_runner.hpp"
 #include "tuner/runners/subprocess.hpp"
 
@@ -35,6 +37,7 @@ class WorkerRunner final : public ConfigRunner {
  public:
   WorkerRunner(const Spec& spec, std::string device_id, RunSettings settings, std::string shape_selection)
       : spec_path_(fs::absolute(spec.path)),
+        sources_(source_identities(spec)),
         device_id_(std::move(device_id)),
         settings_(std::move(settings)),
         shape_selection_(std::move(shape_selection)) {
@@ -60,6 +63,8 @@ class WorkerRunner final : public ConfigRunner {
                       fmt::format("preparing shape '{}' (inputs and CPU reference) took over {} s", job.shape,
                                   settings_.prepare_timeout_s));
       if (read == Subprocess::Read::closed) return lost(result, fmt::format("while preparing shape '{}'", job.shape));
+      if (read == Subprocess::Read::interrupted)
+        return killed(result, Status::crashed, "interrupted: the sweep was asked to stop");
       const auto reply = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
       if (reply.is_discarded() || reply.value("type", "") != "prepared") {
         const bool has_status = !reply.is_discarded() && reply.contains("status");
@@ -83,6 +88,8 @@ class WorkerRunner final : public ConfigRunner {
                       fmt::format("compiling the next {} configurations ahead took over {} s", upcoming.size(),
                                   settings_.prepare_timeout_s));
       if (read == Subprocess::Read::closed) return lost(result, "while compiling configurations ahead");
+      if (read == Subprocess::Read::interrupted)
+        return killed(result, Status::crashed, "interrupted: the sweep was asked to stop");
     }
 
     std::string line;
@@ -93,6 +100,8 @@ class WorkerRunner final : public ConfigRunner {
       return killed(result, Status::timeout,
                     fmt::format("ran past the {} s watchdog; the worker was killed", settings_.watchdog_s));
     if (read == Subprocess::Read::closed) return lost(result, "while running the configuration");
+    if (read == Subprocess::Read::interrupted)
+      return killed(result, Status::crashed, "interrupted: the sweep was asked to stop");
 
     try {
       const auto reply = nlohmann::json::parse(line);
@@ -127,7 +136,9 @@ class WorkerRunner final : public ConfigRunner {
     std::string line;
     const auto read = child_->read_line(line, 300);
     if (read != Subprocess::Read::line) {
-      const std::string why = read == Subprocess::Read::timeout ? "did not start within 300 s" : child_->exit_description();
+      const std::string why = read == Subprocess::Read::timeout       ? "did not start within 300 s"
+                              : read == Subprocess::Read::interrupted ? "was stopped while starting (a stop was asked)"
+                                                                      : child_->exit_description();
       const std::string err = tail(child_->stderr_tail());
       child_.reset();
       throw Error(fmt::format("the worker process for {} {}{}", device_id_, why, err.empty() ? "" : ":\n" + err));
@@ -138,6 +149,21 @@ class WorkerRunner final : public ConfigRunner {
       throw Error(hello.value("message", line));
     }
     if (info_.id.empty()) info_ = DeviceInfo::from_json(hello.at("device"));
+    require_unchanged_source(hello.value("source_sha256", ""));
+  }
+
+  // A worker started after the kernel's source (or a header it includes) was edited would measure other code
+  // than the sweep's first results, under their hash.
+  void require_unchanged_source(const std::string& now) {
+    for (const auto& s : sources_) {
+      if (s.backend != info_.backend || s.sha256 == now) continue;
+      child_.reset();
+      throw Error(
+          fmt::format("{} (or a file it includes) changed while the sweep ran: sha256 {} at the start, {} now. "
+                      "The results measured so far are in the journal: undo the edit and run the same command "
+                      "with --resume, or start over with --overwrite",
+                      s.path, s.sha256.substr(0, 12), now.substr(0, 12)));
+    }
   }
 
   void restart() {
@@ -164,6 +190,7 @@ class WorkerRunner final : public ConfigRunner {
   }
 
   fs::path spec_path_;
+  std::vector<LeaderboardSource> sources_;  // the kernel sources as the sweep started
   std::string device_id_;
   RunSettings settings_;
   std::string shape_selection_;
@@ -178,7 +205,7 @@ void set_worker_executable(const fs::path& exe) { worker_executable_override() =
 
 std::unique_ptr<ConfigRunner> make_worker_runner(const Spec& spec, const std::string& device_id, const RunSettings& settings,
                                                  const std::string& shape_selection) {
-  require_timing_policy_runs_on(settings.timing, device_id);
+  if (settings.timing.policy == TimingPolicy::graph) require_timing_policy_runs_on(settings.timing, find_device(device_id));
   return std::make_unique<WorkerRunner>(spec, device_id, settings, shape_selection);
 }
 

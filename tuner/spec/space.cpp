@@ -19,9 +19,9 @@ Bindings config_bindings(const Bindings& shape_variables, const Config& config) 
 std::string failed_constraint(const KernelSpec& kernel, const Bindings& bindings) {
   for (const auto& c : kernel.constraints) {
     try {
-      if (c.eval(bindings) == 0) return fmt::format("constraint `{}` is false", c.text());
+      if (c.eval(bindings) == 0) return fmt::format("constraint {} is false", c.label());
     } catch (const ExpressionError& e) {
-      return fmt::format("constraint `{}` cannot be evaluated: {}", c.text(), e.what());
+      return fmt::format("constraint {} cannot be evaluated: {}", c.label(), e.what());
     }
   }
   return {};

@@ -67,6 +67,16 @@ struct Tolerance {
   long long max_rows = 0;  // rows verified against the reference; 0 = the operation's default
 };
 
+// An integer expression every configuration must make non-zero, with an optional name that the space's census
+// and skip reasons show: {"name": "fits_shared_memory", "expr": "BLOCK_N * D * 4 <= 49152"}.
+struct Constraint : Expression {
+  Constraint(std::string text, const std::vector<std::string>& names, std::string name = {})
+      : Expression(std::move(text), names), name(std::move(name)) {}
+  std::string name;
+  // "fits_shared_memory (`BLOCK_N * D * 4 <= 49152`)", or "`BLOCK_N * D * 4 <= 49152`" when unnamed.
+  std::string label() const { return name.empty() ? "`" + text() + "`" : name + " (`" + text() + "`)"; }
+};
+
 struct KernelSpec {
   std::string name;
   std::string description;
@@ -75,7 +85,7 @@ struct KernelSpec {
   // In file order; one kind per parameter (integers, reals, booleans or identifiers).
   std::vector<std::pair<std::string, std::vector<ParamValue>>> params;
   std::vector<std::pair<std::string, Expression>> defines;  // extra -D from the shape
-  std::vector<Expression> constraints;
+  std::vector<Constraint> constraints;
   std::vector<LaunchSpec> launches;
   std::optional<Expression> workspace_bytes;
   std::vector<TensorMapSpec> tensor_maps;               // kernel arguments after the params struct

@@ -43,10 +43,17 @@ FieldOrigins own_origins(const std::string& file, const json& doc) {
 
 json parse_file(const fs::path& path, std::string& sha256) {
   const std::string file = path.string();
-  if (!fs::is_regular_file(path)) throw SpecError(file, "", "spec file not found");
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw SpecError(file, "", ec ? "spec file not found: " + ec.message() : "spec file not found");
   const std::string text = read_text_file(path);
   sha256 = sha256_hex(text);
-  return parse_json_text<json>(text, file);
+  try {
+    return parse_json_text<json>(text, file);
+  } catch (const JsonTextError& e) {  // "FILE: message": a SpecError names the file itself
+    const std::string what = e.what();
+    throw SpecError(file, "", what.starts_with(file + ": ") ? what.substr(file.size() + 2) : what);
+  }
 }
 
 struct Resolved {
@@ -120,10 +127,12 @@ Resolved resolve(const fs::path& path, std::vector<fs::path>& chain) {
   const JsonField ext = root.member("extends");
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   const fs::path base_path = (dir / ext.string()).lexically_normal();
-  if (!fs::is_regular_file(base_path))
-    ext.fail(fmt::format("file not found: {} (resolved to {})", ext.string(), base_path.string()));
-  chain.push_back(fs::weakly_canonical(path));
-  if (std::find(chain.begin(), chain.end(), fs::weakly_canonical(base_path)) != chain.end())
+  std::error_code ec;
+  if (!fs::is_regular_file(base_path, ec))
+    ext.fail(fmt::format("file not found: {} (resolved to {}){}", ext.string(), base_path.string(),
+                         ec ? ": " + ec.message() : ""));
+  chain.push_back(fs::weakly_canonical(path, ec));
+  if (std::find(chain.begin(), chain.end(), fs::weakly_canonical(base_path, ec)) != chain.end())
     ext.fail(fmt::format("{} extends this file again: a spec cannot extend itself", base_path.string()));
   Resolved base = resolve(base_path, chain);
 

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/core/interrupt.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/plan/run_plan.hpp"
 #include "tuner/plan/run_resolver.hpp"
@@ -24,7 +25,7 @@
 namespace attn {
 namespace {
 
-volatile std::sig_atomic_t g_interrupted = 0;
+volatile std::sig_atomic_t& g_interrupted = interrupt_requested();
 extern "C" void on_interrupt(int) { g_interrupted = 1; }
 
 // Restores the previous SIGINT/SIGTERM handlers when the sweep ends.
@@ -134,6 +135,21 @@ void write_leaderboard(const SweepOutcome& outcome, Journal& journal, bool compl
   if (complete) journal.mark_finished();
 }
 
+// The leaderboard names the sources its results were measured with: the ones the journal's header recorded at
+// the start. An edit since then would put a new hash on old results.
+void require_sources_unchanged(const Spec& spec, const Journal::Header& header, const std::filesystem::path& journal) {
+  const nlohmann::json& started = header.measurement.at("sources");
+  for (const auto& s : source_identities(spec)) {
+    const std::string before = started.value(s.backend, "");
+    if (before == s.sha256) continue;
+    throw Error(
+        fmt::format("{} (or a file it includes) changed while the sweep ran: sha256 {} at the start, {} now; "
+                    "no leaderboard is written for results of two versions. They are in {}: undo the edit "
+                    "and run the same command with --resume, or start over with --overwrite",
+                    s.path, before.substr(0, 12), s.sha256.substr(0, 12), journal.string()));
+  }
+}
+
 }  // namespace
 
 SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
@@ -164,8 +180,9 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   if (!options.shard.whole()) identity["shard"] = options.shard.label();
   // What the sweep picks to run: resumed under another selection, the leaderboard would drop journaled results.
   if (!options.kernels.empty()) identity["kernels"] = options.kernels;
-  if (options.search.searching())
-    identity["search"] = {{"strategy", options.search.strategy}, {"budget_evaluations", options.search.budget.evaluations}};
+  // A larger --budget-evals continues a search (the journaled results are replayed into the strategy); a smaller
+  // one is refused below, where the journal says how many each pair holds.
+  if (options.search.searching()) identity["search"] = {{"strategy", options.search.strategy}};
   Journal::Header header{std::move(identity), options.command_line, utc_now()};
   Journal::Contents journaled = Journal::read(outcome.journal_path, header);
   const std::string where = outcome.journal_path.string();
@@ -179,6 +196,16 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
         fmt::format("cannot resume {}: {}; resume with the settings the sweep started with, or run without "
                     "--resume (and with --overwrite) to start over",
                     where, journaled.mismatch));
+  if (options.resume && options.search.budget.evaluations > 0) {
+    std::map<std::string, long long> per_pair;  // "kernel / shape" -> journaled evaluations
+    for (const auto& [_, r] : journaled.results) ++per_pair[r.job.kernel + " / " + r.job.shape];
+    for (const auto& [pair, n] : per_pair)
+      if (n > options.search.budget.evaluations)
+        throw UsageError(
+            fmt::format("cannot resume {}: it holds {} evaluations of {}, more than --budget-evals {}: "
+                        "the leaderboard would drop measured results; resume with --budget-evals {} or more",
+                        where, n, pair, options.search.budget.evaluations, n));
+  }
   const std::string unusable = !journaled.damaged.empty() ? journaled.damaged : journaled.mismatch;
   if (!options.resume && !journaled.finished && !journaled.results.empty() && !options.overwrite)
     throw UsageError(unusable.empty()
@@ -237,6 +264,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     outcome.compilations = count_compilations(results);
     LeaderboardContext ctx{spec,   device, settings, header.command, options.shape_selection, complete, header.started_utc,
                            resumes};
+    require_sources_unchanged(spec, header, outcome.journal_path);
     outcome.leaderboard = build_leaderboard(ctx, results);
     if (device_ids.size() > 1) outcome.leaderboard.devices = device_ids;
     write_leaderboard(outcome, *journal, complete);
@@ -350,6 +378,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
   LeaderboardContext ctx{spec,   device, settings, header.command, options.shape_selection, complete, header.started_utc,
                          resumes};
+  require_sources_unchanged(spec, header, outcome.journal_path);
   outcome.leaderboard = build_leaderboard(ctx, results);
   if (device_ids.size() > 1) outcome.leaderboard.devices = device_ids;
   outcome.leaderboard.shard = options.shard;

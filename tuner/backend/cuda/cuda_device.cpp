@@ -128,6 +128,7 @@ DeviceInfo query_info(int ordinal) {
   info.vendor = "NVIDIA Corporation";
   info.platform = "CUDA";
   info.kind = "gpu";
+  info.can_capture = true;
   const std::string cuda_version = fmt::format("CUDA {}.{}", api.version / 1000, (api.version % 1000) / 10);
   const std::string module = kernel_module_version();
   info.driver_version = module.empty() ? cuda_version : fmt::format("{} ({})", module, cuda_version);

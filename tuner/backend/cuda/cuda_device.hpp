@@ -91,7 +91,6 @@ class CudaDevice final : public Device {
 
   // The launches captured from the stream into a CUDA graph, instantiated once;
   // each replay() is one cuGraphLaunch between two events.
-  bool can_capture() const override { return true; }
   std::unique_ptr<CapturedRun> capture(const Program& program, const std::vector<Launch>& launches,
                                        const std::vector<KernelArg>& args) override;
 
