@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -226,6 +227,94 @@ TEST(FaultInjection, SigtermStopsASweepWithinSecondsNotAtTheWatchdog) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_NE(WEXITSTATUS(status), 0);
   EXPECT_EQ(result_lines(journal), 1) << "the interrupted configuration is not journaled as a result";
+}
+
+}  // namespace
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+// A small tmpfs as the output folder: the journal fills it midway.
+class SmallDisk {
+ public:
+  explicit SmallDisk(const fs::path& dir) : dir_(dir) {
+    fs::create_directories(dir_);
+    mounted_ = std::system(("mount -t tmpfs -o size=8k tmpfs " + dir_.string() + " 2>/dev/null").c_str()) == 0;
+  }
+  ~SmallDisk() {
+    if (mounted_) (void)!std::system(("umount " + dir_.string()).c_str());
+  }
+  bool mounted() const { return mounted_; }
+  bool grow() const { return std::system(("mount -o remount,size=4m " + dir_.string()).c_str()) == 0; }
+
+ private:
+  fs::path dir_;
+  bool mounted_ = false;
+};
+
+TEST(FaultInjection, AFullDiskStopsTheSweepAndAResumeAfterwardsMeasuresOnlyTheRest) {
+  test::TempDir dir;
+  const SmallDisk disk(dir / "disk");
+  if (!disk.mounted())
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs root and CAP_SYS_ADMIN): the full-disk case is not run";
+  const fs::path out = dir / "disk" / "board.json";
+  const fs::path journal = out.string() + ".journal.jsonl";
+  const auto full = test::run_cli(sweep_args(out));
+  EXPECT_NE(full.exit_code, 0);
+  EXPECT_TRUE(contains(full.err, "No space left on device")) << full.err;
+  EXPECT_TRUE(contains(full.err, "--resume")) << full.err;
+  const int kept = result_lines(journal);
+  ASSERT_LT(kept, 16) << "the disk did not fill: make it smaller";
+
+  ASSERT_TRUE(disk.grow());
+  const auto resumed = test::run_cli(sweep_args(out, {"--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(result_lines(journal), 16) << "what the full disk kept was not measured again, the rest was";
+}
+
+TEST(FaultInjection, ARowOfASweepWithShapeOverridesIsBenchedAgainByItsLabel) {
+  test::TempDir dir;
+  const fs::path out = dir / "board.json";
+  const auto swept =
+      test::run_cli({"sweep", "tests/data/testbed.json", "--device", "opencl:0:0", "--out", out.string(), "--shape",
+                     "tiny,B=1,Nq=20", "--kernel", "naive", "--min-samples", "3", "--max-time", "0.05", "-q"});
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  const auto lb = nlohmann::json::parse(read_text_file(out));
+  const auto& group = lb.at("groups").at(0);
+  const std::string label = group.at("shape");
+  ASSERT_EQ(label, "tiny[B=1,Nq=20]");
+  const std::string config = group.at("best").at("key");
+  const auto benched = test::run_cli({"bench", "tests/data/testbed.json", "--device", "opencl:0:0", "-k", "naive", "-s",
+                                      label, "--set", config, "--min-samples", "3", "--max-time", "0.05"});
+  ASSERT_EQ(benched.exit_code, 0) << benched.err;
+  EXPECT_TRUE(contains(benched.out, label)) << benched.out;
+  EXPECT_TRUE(contains(benched.out, "median")) << benched.out;
+}
+
+TEST(FaultInjection, CompilerChatterOfAWorkerStaysOffTheConsole) {
+  test::TempDir dir;
+  // PoCL's clang prints "1 warning generated." for each build of this kernel: in this process it reaches the
+  // console (the reference below shows the kernel warns); from the worker, the sweep's default, it does not.
+  const std::vector<std::string> args = {"sweep",         "configs/flash_attn_f32_f16_small.json",
+                                         "--device",      "opencl:0:0",
+                                         "--kernel",      "decode",
+                                         "--shape",       "decode-256-d64",
+                                         "--min-samples", "3",
+                                         "--max-time",    "0.02",
+                                         "--tie-rounds",  "0",
+                                         "--no-cache",    "-q",
+                                         "--out"};
+  std::vector<std::string> isolated = args, in_process = args;
+  isolated.push_back((dir / "w.json").string());
+  in_process.push_back((dir / "p.json").string());
+  in_process.push_back("--no-isolate");
+  const auto reference = test::run_cli(in_process);
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  ASSERT_TRUE(contains(reference.err, "warning generated")) << "the kernel no longer warns: pick one that does";
+  const auto worker = test::run_cli(isolated);
+  ASSERT_EQ(worker.exit_code, 0) << worker.err;
+  EXPECT_FALSE(contains(worker.err, "warning generated")) << worker.err;
 }
 
 }  // namespace

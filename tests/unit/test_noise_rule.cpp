@@ -102,6 +102,38 @@ TEST(NoiseRule, TheStopRuleTiesTheTableAndTheGateAgreeOnOneFixturesNoise) {
   EXPECT_FALSE(results[2].tie.has_value());
 }
 
+// The table claims no speed-up inside the noise, and says once when most timings never reached the target.
+TEST(NoiseRule, TheTableClaimsNoSpeedUpInsideTheNoiseAndSaysWhenTheDeviceWasTooNoisy) {
+  const std::vector<double> a_samples = samples_around(1.0);
+  const double band =
+      noise_band(measurement_noise(SampleStats::of(a_samples)), measurement_noise(SampleStats::of(a_samples)));
+  Leaderboard lb;
+  lb.settings.timing.max_noise = 0.005;
+  LeaderboardGroup g;
+  g.kernel = "k";
+  g.shape = "s";
+  g.baseline_preset = "base";
+  LeaderboardEntry best = entry(1, a_samples), base = entry(2, scaled(a_samples, 1.0 + 0.5 * band));
+  best.rank = 1;
+  base.rank = 2;
+  base.job.preset = "base";
+  g.entries = {best, base};
+  lb.groups = {g};
+  std::string table = leaderboard_table(lb, 5);
+  EXPECT_NE(table.find("the same within the noise"), std::string::npos) << table;
+  EXPECT_EQ(table.find("x faster"), std::string::npos) << table;
+  EXPECT_NE(table.find("too noisy to rank: 2 of 2"), std::string::npos) << table;  // neither converged
+
+  // Far apart and converged: a speed-up, and no noise line.
+  lb.groups[0].entries[1] = entry(2, scaled(a_samples, 2.0));
+  lb.groups[0].entries[1].rank = 2;
+  lb.groups[0].entries[1].job.preset = "base";
+  for (auto& e : lb.groups[0].entries) e.timing->converged = true;
+  table = leaderboard_table(lb, 5);
+  EXPECT_NE(table.find("2.00x faster"), std::string::npos) << table;
+  EXPECT_EQ(table.find("too noisy"), std::string::npos) << table;
+}
+
 // A device whose sample times, clocks and wall clock the test scripts.
 struct FakeDevice {
   std::vector<double> times;      // cycled

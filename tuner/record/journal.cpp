@@ -158,7 +158,10 @@ Journal::~Journal() {
 void Journal::write_line(const nlohmann::json& j) {
   const std::string line = j.dump() + "\n";
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
-    throw Error(fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
+    throw Error(
+        fmt::format("cannot write {}: {}: what it held before is kept; once it can be written, run the "
+                    "same command with --resume to measure only the rest",
+                    path_.string(), std::strerror(errno)));
   ::fsync(::fileno(file_));
 }
 
