@@ -40,27 +40,6 @@ int result_lines(const fs::path& journal) {
   return n;
 }
 
-// The processes whose parent is PARENT, from /proc.
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> found;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
-    const auto close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    std::string state;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == parent && state != "Z") found.push_back(std::stoi(name));
-  }
-  return found;
-}
-
 bool alive(pid_t pid) {
   std::ifstream stat(fs::path("/proc") / std::to_string(pid) / "stat");
   std::string line;
@@ -78,7 +57,7 @@ TEST(FaultInjection, AWorkerDiesWithItsSweepKilledWithSigkill) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while ((workers.empty() || result_lines(out.string() + ".journal.jsonl") < 1) &&
          std::chrono::steady_clock::now() < deadline) {
-    workers = children_of(sweep);
+    workers = test::worker_processes_of(sweep);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_FALSE(workers.empty()) << "the sweep started no worker";

@@ -36,29 +36,6 @@ class TwoPoclDevices : public ::testing::Test {
   void TearDown() override { ::unsetenv("POCL_DEVICES"); }
 };
 
-// The `attn-tune worker` processes whose parent is PARENT.
-std::vector<pid_t> workers_of(pid_t parent) {
-  std::vector<pid_t> pids;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    std::string state;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid != parent) continue;
-    std::ifstream cmd(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-    if (cmdline.find(std::string("worker") + '\0') != std::string::npos) pids.push_back(std::stoi(name));
-  }
-  return pids;
-}
-
 bool wait_for_results(const fs::path& journal, int n) {
   const auto deadline = std::chrono::steady_clock::now() + 300s;
   while (test::journaled_results(journal) < n && std::chrono::steady_clock::now() < deadline)
@@ -94,7 +71,7 @@ TEST_F(TwoPoclDevices, AWorkerKilledMidSweepCostsOnlyItsConfiguration) {
   const pid_t sweep =
       test::start_cli(test::sweep_args("tests/data/resume.json", out, {"--device", "opencl:0:0,opencl:0:1"}));
   ASSERT_TRUE(wait_for_results(fs::path(out.string() + ".journal.jsonl"), 3));
-  const auto workers = workers_of(sweep);
+  const auto workers = test::worker_processes_of(sweep);
   ASSERT_EQ(workers.size(), 2u) << "one worker per device";
   ::kill(workers.front(), SIGKILL);
   int status = 0;
@@ -128,7 +105,7 @@ TEST_F(TwoPoclDevices, ASweepOnTwoDevicesKilledWholeResumesLosingNothingMeasured
   const auto args = test::sweep_args("tests/data/resume.json", out, {"--device", "opencl:all"});
   const pid_t sweep = test::start_cli(args);
   ASSERT_TRUE(wait_for_results(journal, 4));
-  const auto workers = workers_of(sweep);
+  const auto workers = test::worker_processes_of(sweep);
   ::kill(sweep, SIGKILL);
   for (pid_t w : workers) ::kill(w, SIGKILL);  // as kill -9 of the whole process group would
   ::waitpid(sweep, nullptr, 0);
@@ -239,7 +216,7 @@ TEST(ShardResume, AShardKilledMidSweepResumesToItsShareOfTheWholeSweep) {
   const fs::path out = dir / "lb.shard-0-of-2.json", journal = out.string() + ".journal.jsonl";
   const pid_t sweep = test::start_cli(args);
   ASSERT_TRUE(wait_for_results(journal, 2));
-  const auto workers = workers_of(sweep);
+  const auto workers = test::worker_processes_of(sweep);
   ::kill(sweep, SIGKILL);
   for (pid_t w : workers) ::kill(w, SIGKILL);
   ::waitpid(sweep, nullptr, 0);

@@ -43,4 +43,7 @@ CommandResult run_program(const std::string& program, const std::vector<std::str
 // processes that run at the same time or get killed.
 int start_cli(const std::vector<std::string>& args);
 
+// The `attn-tune worker` processes whose parent is PARENT, from /proc.
+std::vector<int> worker_processes_of(int parent);
+
 }  // namespace attn::test
