@@ -86,6 +86,37 @@ void add_cache_options(CLI::App* cmd, CompileCacheSettings& s) {
       ->check(greater_than_zero());
 }
 
+void add_measure_options(CLI::App* cmd, MeasureSettings& m, bool& remeasure) {
+  auto* g = cmd->add_option_group(
+      "Measurement", "Where the measurement effort goes (docs/timing.md, \"Stages\"): staged by default, every verified\n"
+                     "configuration screened with a few samples, the clear losers retired by a race, the top confirmed in full");
+  g->add_option_function<std::string>(
+       "--measure", [&m](const std::string& name) { m.mode = measure_mode_from_name(name); },
+       "staged (screen, race, confirm; default) or thorough (every configuration sampled to the noise target, "
+       "with a warm-up each: slower, for studying every configuration's time)")
+      ->type_name("MODE");
+  g->add_option("--screen-samples", m.screen_samples, "A screen's samples (it stops sooner after --screen-time)")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  g->add_option_function<double>(
+       "--screen-time", [&m](double ms) { m.screen_time_s = ms / 1000.0; },
+       "Milliseconds of sampling after which a screen stops (after 3 samples; default 5)")
+      ->check(zero_or_more());
+  g->add_option_function<double>(
+       "--race-margin", [&m](double percent) { m.race_margin = percent / 100.0; },
+       "Percent slower than the best (beyond two noise bands) at which the race retires a configuration (default 3)")
+      ->check(zero_or_more());
+  g->add_option("--race-rounds", m.race_rounds, "Race rounds, each doubling the survivors' samples")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
+  g->add_option("--confirm-top", m.confirm_top, "Survivors measured in full at the end, per kernel and shape")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  g->add_flag("--remeasure", remeasure,
+              "Measure everything again instead of answering from what an earlier sweep of the same code, shapes, "
+              "device and settings measured (the measurement store, under --cache-dir)");
+}
+
 std::string command_line(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) {

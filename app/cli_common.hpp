@@ -21,6 +21,9 @@ void add_run_options(CLI::App* cmd, RunSettings& settings);
 // --cache-dir, --no-cache, --cache-max-mb.
 void add_cache_options(CLI::App* cmd, CompileCacheSettings& settings);
 
+// --measure and the stages' settings (sweeps and searches; record/measure_settings.hpp), and --remeasure.
+void add_measure_options(CLI::App* cmd, MeasureSettings& settings, bool& remeasure);
+
 // The process's command line, for the record in result files.
 std::string command_line(int argc, char** argv);
 

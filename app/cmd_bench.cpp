@@ -23,6 +23,8 @@ void add_bench_command(CLI::App& app, Context& ctx) {
   static std::string spec_path, device_id, shapes, kernel_name, preset, set, emit_dir;
   static bool json = false;
   static RunSettings settings;
+  // One configuration, measured in full: a bench has no stages.
+  settings.measure.mode = MeasureMode::thorough;
   static RecheckOptions recheck;
   cmd->add_option("spec", spec_path, "Sweep spec (configs/*.json); with --recheck, instead of the recorded one");
   cmd->add_option("--set", set, "Parameter values, NAME=VALUE,... (the rest from --preset or the kernel's baseline)");

@@ -32,6 +32,8 @@ void add_determinism_command(CLI::App& app, Context& ctx) {
   static bool quick = false, json = false;
   static std::vector<int> head_dims, kv_lengths, batch_sizes, gqa;
   static RunSettings settings;
+  // Its timings are a thorough measurement: no stages.
+  settings.measure.mode = MeasureMode::thorough;
   static DeterminismOptions options;
   cmd->add_option("spec", spec_path, "Sweep spec (configs/*.json)")->required();
   cmd->add_option("--set", set, "Parameter values, NAME=VALUE,... (the rest from --preset or the kernel's baseline)");

@@ -80,6 +80,7 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--budget-time", opt.search.budget.seconds, "A search's seconds per (kernel, shape); 0: no limit")
       ->check(CLI::NonNegativeNumber);
   add_run_options(cmd, opt.settings);
+  add_measure_options(cmd, opt.settings.measure, opt.remeasure);
   cmd->callback([&ctx, strategy] {
     opt.command_line = ctx.command_line;
     const bool budget = opt.search.budget.evaluations > 0 || opt.search.budget.seconds > 0;
@@ -94,6 +95,13 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
       // The table (stdout) before the summary (stderr): piped together, a buffered table would come after it.
       std::fflush(stdout);
       fmt::print(stderr, "compile:     {}\n", outcome.compilations.summary());
+      if (outcome.replayed > 0)
+        fmt::print(stderr, "measured:    {} results answered from an earlier sweep ({}); --remeasure measures again\n",
+                   outcome.replayed, outcome.store_path.string());
+      if (outcome.race.screened > 0)
+        fmt::print(stderr, "stages:      {} screened, {} retired by the race, {} confirmed in full (--measure thorough "
+                   "measures every one in full)\n",
+                   outcome.race.screened, outcome.race.retired, outcome.race.confirmed);
       fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(),
                  outcome.journal_path.string());
       if (outcome.interrupted) {

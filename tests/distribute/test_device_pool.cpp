@@ -133,7 +133,7 @@ class SlowRunner : public ConfigRunner {
   SlowRunner(std::string id, Concurrency& seen, bool broken = false) : seen_(seen), broken_(broken) {
     info_.id = std::move(id);
   }
-  ConfigResult run(const Job& job) override {
+  ConfigResult run(const Job& job, const std::optional<MeasureStep>&) override {
     if (broken_) throw Error(info_.id + " cannot be opened");
     {
       std::lock_guard lock(seen_.mutex);

@@ -76,6 +76,8 @@ RecordedSpecMeasurer::RecordedSpecMeasurer(const fs::path& spec_path, const Lead
   spec_ = std::make_unique<Spec>(std::move(run.spec));
   RunSettings settings = recorded.settings;
   settings.isolate = true;  // a crash is a result, not the end of the gate
+  // The gate measures every configuration it holds against the baseline in full, whatever the sweep's stages.
+  settings.measure.mode = MeasureMode::thorough;
   runner_ = make_worker_runner(*spec_, run.device_id, settings, recorded.shape_filter);
 }
 

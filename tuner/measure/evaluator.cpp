@@ -25,6 +25,8 @@ namespace {
 
 constexpr std::size_t kMaxLog = 64 * 1024;
 
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
 std::string trimmed_log(const std::string& log) {
   return log.size() <= kMaxLog ? log : log.substr(0, kMaxLog) + "\n[log truncated]";
 }
@@ -260,10 +262,12 @@ std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const 
   return outputs;
 }
 
-void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult& result) {
+void Evaluator::time(const Plan& plan, const PreparedShape& shape, const MeasureStep& step, ConfigResult& result) {
   const std::vector<KernelArg> args = launch_args(plan, shape);
 
-  const TimingSettings& t = settings_.timing;
+  const TimingSettings t = stage_timing(settings_.timing, settings_.measure, step);
+  const bool warm_by_time = warm_up_by_time(settings_.measure, step, device_.info().kind == "gpu",
+                                            last_timed_s_ < 0 ? -1.0 : now_s() - last_timed_s_);
   try {
     std::unique_ptr<CapturedRun> graph;
     if (t.policy == TimingPolicy::graph) graph = device_.capture(*plan.program, plan.launches, args);
@@ -275,10 +279,13 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult&
     source.run = sample;
     source.clocks = [&] { return device_.read_clocks(); };
     source.pause = [](double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); };
-    source.now_s = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-    source.warm_by_time = device_.info().kind == "gpu";
+    source.now_s = now_s;
+    source.warm_by_time = warm_by_time;
     NoiseTarget stop(t);
     const Samples taken = take_samples(source, t, stop);
+    last_timed_s_ = now_s();
+    result.cost->warmup_ms = taken.warmup_s * 1e3;
+    result.cost->sampling_ms = taken.wall_s * 1e3;
     SampleStats stats = SampleStats::of(taken.ms);
     stats.converged = taken.converged;
     stats.wall_s = taken.wall_s;
@@ -302,13 +309,19 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, ConfigResult&
   }
 }
 
-ConfigResult Evaluator::evaluate(const Job& job) {
+ConfigResult Evaluator::evaluate(const Job& job, const MeasureStep& step) {
   ConfigResult result;
   result.job = job;
+  result.stage = step.stage;
+  result.cost = EvaluationCost{};
+  auto since = [](double start) { return (now_s() - start) * 1e3; };
   try {
     const KernelSpec& kernel = spec_.kernel(job.kernel);
     prepare(job.shape);
+    double start = now_s();
     const Plan plan = make_plan(kernel, job.config, *prepared_, result);
+    result.cost->plan_ms = since(start);  // and a compile not done ahead
+    start = now_s();
     // Counters a kernel keeps in the workspace (a persistent grid's work queue) start at zero for each
     // configuration; its runs after that share them, so one that never resets them differs run to run.
     ensure_workspace(plan.workspace_bytes);
@@ -326,8 +339,11 @@ ConfigResult Evaluator::evaluate(const Job& job) {
                             v.rel_l2, spec_.tolerance.rel_l2, v.max_abs, spec_.tolerance.max_abs, v.worst),
           {}};
     }
-    if (checker_) checker_(*this, kernel, job, plan, result);
-    time(plan, *prepared_, result);
+    result.cost->verify_ms = since(start);
+    start = now_s();
+    if (checker_ && step.first()) checker_(*this, kernel, job, plan, result);
+    result.cost->checks_ms = since(start);
+    time(plan, *prepared_, step, result);
     result.status = Status::ok;
   } catch (const Outcome& o) {
     result.status = o.status;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tuner/device/device.hpp"
+#include "tuner/measure/stage_timing.hpp"
 #include "tuner/ops/operation.hpp"
 #include "tuner/plan/kernel_arguments.hpp"
 #include "tuner/plan/launch_plan.hpp"
@@ -63,8 +64,10 @@ class Evaluator {
   void precompile(const std::vector<Job>& jobs);
 
   // Throws DeviceLost when the device context died (the caller replaces the
-  // process); every other failure is a status in the result.
-  ConfigResult evaluate(const Job& job);
+  // process); every other failure is a status in the result. Every step verifies the output again before it
+  // times; the first step (a screen, or a thorough measurement) also runs the checks.
+  ConfigResult evaluate(const Job& job, const MeasureStep& step);
+  ConfigResult evaluate(const Job& job) { return evaluate(job, first_step(settings_.measure)); }
 
   // Building blocks for checks that run a configuration more than once, or on
   // other shapes (determinism and batch invariance).
@@ -82,7 +85,7 @@ class Evaluator {
  private:
   CompileRequest compile_request(const std::vector<Define>& defines, const std::vector<std::string>& entries) const;
   const Program& compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries, ConfigResult& result);
-  void time(const Plan& plan, const PreparedShape& shape, ConfigResult& result);
+  void time(const Plan& plan, const PreparedShape& shape, const MeasureStep& step, ConfigResult& result);
   void run_reference(const DeviceReference& reference, PreparedShape& shape);
   std::vector<KernelArg> launch_args(const Plan& plan, const PreparedShape& shape);
   void ensure_workspace(std::size_t bytes);  // at least BYTES (and 16); a new one zeroed
@@ -97,6 +100,7 @@ class Evaluator {
   std::map<std::string, std::unique_ptr<Program>> programs_;  // by -D string
   std::unique_ptr<Buffer> workspace_;
   Checker checker_;
+  double last_timed_s_ = -1;  // when the device last finished sampling (steady clock); < 0: never here
 };
 
 }  // namespace attn

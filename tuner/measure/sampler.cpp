@@ -5,13 +5,14 @@ namespace attn {
 Samples take_samples(const SampleSource& source, const TimingSettings& t, StoppingCriterion& stop) {
   // Warm-up is the same work as a sample. On a GPU it lasts warmup_s too: a GPU coming from idle (compile,
   // verification) runs at its boost clock until its power controller catches up, tens of milliseconds later.
+  Samples out;
   auto warm_up = [&] {
     const double begin = source.now_s();
     for (int i = 0; i < t.warmup_runs || (source.warm_by_time && source.now_s() - begin < t.warmup_s); ++i) source.run();
+    out.warmup_s += source.now_s() - begin;
   };
   warm_up();
 
-  Samples out;
   int pauses = 0;
   double last_discarded_ms = 0;
   const double start = source.now_s();

@@ -27,6 +27,7 @@ struct Samples {
   bool throttled = false;              // clean samples could not be had: some kept ones are throttled
   bool converged = false;              // STOP's target was met
   double wall_s = 0;                   // time spent sampling, warm-up excluded
+  double warmup_s = 0;                 // time spent warming up, recovery pauses included
 };
 
 // As nvbench: a sample taken well under the expected clock is discarded and the device given recovery_s to

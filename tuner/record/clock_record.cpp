@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "tuner/record/stats.hpp"
 
 namespace attn {
@@ -35,6 +37,7 @@ std::optional<ClockRecord> ClockRecord::of(const std::vector<ClockReading>& read
   for (const auto& r : readings) sm.push_back(r.sm_mhz);
   c.sm_mhz_min = *std::min_element(sm.begin(), sm.end());
   c.sm_mhz_median = median(sm);
+  c.sm_mhz_max = *std::max_element(sm.begin(), sm.end());
   c.expected_sm_mhz = readings.front().expected_sm_mhz;
   if (auto mem = present(readings, [](const ClockReading& r) { return r.mem_mhz; }); !mem.empty()) {
     c.mem_mhz_min = *std::min_element(mem.begin(), mem.end());
@@ -55,10 +58,24 @@ std::optional<ClockRecord> ClockRecord::of(const std::vector<ClockReading>& read
   return c;
 }
 
+bool ClockRecord::power_capped() const {
+  return std::any_of(reasons.begin(), reasons.end(), [](const std::string& r) {
+    return r == "sw_power_cap" || r == "hw_power_brake_slowdown";
+  });
+}
+
+std::string ClockRecord::state_text() const {
+  const std::string band = sm_mhz_max > sm_mhz_min ? fmt::format("SM {:.0f}-{:.0f} MHz", sm_mhz_min, sm_mhz_max)
+                                                   : fmt::format("SM {:.0f} MHz", sm_mhz_min);
+  return band + (power_capped() ? ", at its power cap" : ", under its power cap");
+}
+
 nlohmann::json ClockRecord::to_json() const {
   nlohmann::json j = {
       {"sm_mhz_min", sm_mhz_min}, {"sm_mhz_median", sm_mhz_median},         {"expected_sm_mhz", expected_sm_mhz},
       {"reasons", reasons},       {"discarded_samples", discarded_samples}, {"throttled", throttled}};
+  j["sm_mhz_max"] = sm_mhz_max;
+  j["power_capped"] = power_capped();
   put(j, "mem_mhz_min", mem_mhz_min);
   put(j, "mem_mhz_median", mem_mhz_median);
   put(j, "power_w_median", power_w_median);
@@ -71,6 +88,7 @@ ClockRecord ClockRecord::from_json(const nlohmann::json& j) {
   ClockRecord c;
   c.sm_mhz_min = j.value("sm_mhz_min", 0.0);
   c.sm_mhz_median = j.value("sm_mhz_median", 0.0);
+  c.sm_mhz_max = j.value("sm_mhz_max", c.sm_mhz_median);
   c.expected_sm_mhz = j.value("expected_sm_mhz", 0.0);
   c.mem_mhz_min = get(j, "mem_mhz_min");
   c.mem_mhz_median = get(j, "mem_mhz_median");

@@ -37,6 +37,8 @@ std::vector<ConfigResult> ranked(std::vector<ConfigResult> results) {
     // A tied set (tuner/record/ties.hpp) ranks first, in the tie rule's order: its winner is rank 1.
     if (a_ok && a.tie.has_value() != b.tie.has_value()) return a.tie.has_value();
     if (a_ok && a.tie) return a.tie->order < b.tie->order;
+    // Winners come from full measurements: a staged sweep's confirmed results rank before its screened ones.
+    if (a_ok && fully_measured(a.stage) != fully_measured(b.stage)) return fully_measured(a.stage);
     if (a_ok) return a.timing->median_ms < b.timing->median_ms;
     return static_cast<int>(a.status) < static_cast<int>(b.status);
   });

@@ -62,7 +62,7 @@ std::string too_noisy_line(const Leaderboard& lb) {
   int timed = 0, noisy = 0;
   for (const auto& g : lb.groups)
     for (const auto& e : g.entries)
-      if (e.status == Status::ok && e.timing) {
+      if (e.status == Status::ok && e.timing && fully_measured(e.stage)) {  // screens stop short by design
         ++timed;
         noisy += e.timing->converged ? 0 : 1;
       }
@@ -78,7 +78,9 @@ std::string too_noisy_line(const Leaderboard& lb) {
 std::string ranking_mark(const std::vector<const LeaderboardEntry*>& ranked, std::size_t i) {
   const SampleStats& t = *ranked.at(i)->timing;
   std::vector<std::string> marks;
-  if (!t.converged) marks.push_back("noisy");
+  const Stage stage = ranked.at(i)->stage;
+  if (!fully_measured(stage)) marks.push_back(stage == Stage::screen ? "screened" : "raced");
+  else if (!t.converged) marks.push_back("noisy");
   if (const auto& tie = ranked.at(i)->tie) {
     marks.push_back(fmt::format("tie {}/{}", tie->order, tie->of));
   } else if (i > 0) {
@@ -103,7 +105,7 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
     out += fmt::format("{:>4}  {:<{}} {:>10} {:>10} {:>7} {:>10} {:>9} {:>9} {:>8}{}  {}\n", "rank", "configuration", width,
                        "median ms", "min ms", "noise", "GFLOP/s", "GB/s", "priv B", "local B", checked ? "  det/bi/cg" : "",
                        "note");
-    bool noisy = false, tie = false, tied_set = false;
+    bool noisy = false, tie = false, tied_set = false, staged = false;
     for (std::size_t i = 0; i < shown; ++i) {
       const LeaderboardEntry& e = *ranked[i];
       const SampleStats& t = *e.timing;
@@ -114,6 +116,7 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
       }
       const std::string mark = ranking_mark(ranked, i);
       noisy = noisy || mark.find("noisy") != std::string::npos;
+      staged = staged || !fully_measured(e.stage);
       tie = tie || mark.find('~') != std::string::npos;
       tied_set = tied_set || e.tie.has_value();
       const std::string row =
@@ -125,10 +128,15 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
     if (noisy)
       out += fmt::format("noisy: sampling stopped before the noise reached the target ({:.2f}%)\n",
                          100 * lb.settings.timing.max_noise);
+    if (staged)
+      out += "screened/raced: retired by the race after a screen or a race round, not measured in full; the confirmed "
+             "rank first\n";
     if (tie) out += "~#k: the same as rank k's time within the two measurements' noise\n";
     if (tied_set)
       out +=
           fmt::format("tie k/n: within noise of the fastest after being measured again in turns; ranked by {}\n", kTieRule);
+    if (!ranked.empty() && ranked.front()->clocks)
+      out += fmt::format("#1 timed at {}\n", ranked.front()->clocks->state_text());
     if (!g.baseline_preset.empty()) out += baseline_line(g);
     if (checked) out += determinism_summary_line(g.determinism);
     out += not_ranked_lines(g);

@@ -17,6 +17,7 @@ nlohmann::json identity(const std::string& spec_sha256, const std::vector<Leader
           {"device", device_id},
           {"seed", settings.seed},
           {"timing", settings.timing.to_json()},
+          {"measure", settings.measure},
           {"checks", checks}};
 }
 

@@ -99,6 +99,9 @@ nlohmann::json ConfigResult::to_json() const {
                 {"interleaved_median_ms", tie->interleaved_median_ms},
                 {"interleaved_rel_noise", tie->interleaved_rel_noise}};
   if (!device.empty()) j["device"] = device;
+  if (timing) j["stage"] = stage;
+  if (replayed) j["replayed"] = true;
+  if (cost) j["cost"] = *cost;
   return j;
 }
 
@@ -144,6 +147,9 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
                 t.value("interleaved_rel_noise", 0.0)};
   }
   r.device = j.value("device", "");
+  r.stage = j.value("stage", Stage::thorough);  // written before stages: measured in full
+  r.replayed = j.value("replayed", false);
+  if (j.contains("cost")) r.cost = j.at("cost").get<EvaluationCost>();
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "tuner/device/device.hpp"
 #include "tuner/ops/operation.hpp"
 #include "tuner/record/clock_record.hpp"
+#include "tuner/record/measure_settings.hpp"
 #include "tuner/record/stats.hpp"
 #include "tuner/spec/spec.hpp"
 
@@ -58,6 +59,16 @@ struct Tie {
   double interleaved_rel_noise = 0;
 };
 
+// Where one evaluation's wall time went besides compiling (docs/timing.md's cost table).
+struct EvaluationCost {
+  double plan_ms = 0;      // launch plan, argument binding, resources (and a compile not done ahead)
+  double verify_ms = 0;    // poisoned run, read-back and comparison with the reference
+  double checks_ms = 0;    // determinism and batch-invariance runs
+  double warmup_ms = 0;    // untimed runs before sampling
+  double sampling_ms = 0;  // the timed samples, cache flushes included
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvaluationCost, plan_ms, verify_ms, checks_ms, warmup_ms, sampling_ms)
+
 struct ConfigResult {
   Job job;
   Status status = Status::skipped;
@@ -79,6 +90,9 @@ struct ConfigResult {
   std::map<std::string, KernelResources> resources;  // per entry point
   std::optional<VerifyReport> verify;
   std::optional<Tie> tie;                            // set when tied with the best (tuner/record/ties.hpp)
+  Stage stage = Stage::thorough;                     // how far its measurement went (record/measure_settings.hpp)
+  bool replayed = false;                             // measured by an earlier sweep, read from the measurement store
+  std::optional<EvaluationCost> cost;                // of its last evaluation
   nlohmann::json checks = nlohmann::json::object();  // determinism and other checks, by name
   std::string device;                                // the device id that measured it, when a sweep ran on several
 

@@ -84,6 +84,7 @@ DeterminismSettings DeterminismSettings::from_json(const nlohmann::json& j) {
 nlohmann::json RunSettings::to_json() const {
   return {{"seed", seed},
           {"timing", timing.to_json()},
+          {"measure", measure},
           {"determinism", determinism.to_json()},
           {"isolate", isolate},
           {"watchdog_s", watchdog_s},
@@ -96,6 +97,8 @@ RunSettings RunSettings::from_json(const nlohmann::json& j) {
   RunSettings s;
   s.seed = j.value("seed", s.seed);
   if (j.contains("timing")) s.timing = TimingSettings::from_json(j.at("timing"));
+  // Written before stages existed: every configuration was measured in full.
+  s.measure = j.contains("measure") ? j.at("measure").get<MeasureSettings>() : MeasureSettings{MeasureMode::thorough};
   if (j.contains("determinism")) s.determinism = DeterminismSettings::from_json(j.at("determinism"));
   s.isolate = j.value("isolate", s.isolate);
   s.watchdog_s = j.value("watchdog_s", s.watchdog_s);

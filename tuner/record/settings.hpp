@@ -9,6 +9,7 @@
 
 #include "tuner/cache/cache_settings.hpp"
 #include "tuner/device/device.hpp"
+#include "tuner/record/measure_settings.hpp"
 #include "tuner/record/tie_settings.hpp"
 
 namespace attn {
@@ -68,7 +69,8 @@ void require_timing_policy_runs_on(const TimingSettings& timing, const DeviceInf
 
 struct RunSettings {
   std::uint64_t seed = 1;  // inputs are drawn from it; recorded in every result file
-  TimingSettings timing;
+  TimingSettings timing;     // the full measurement: thorough sweeps, confirmations, bench
+  MeasureSettings measure;   // staged or thorough, and the stages' settings
   DeterminismSettings determinism;
   bool isolate = true;                 // run configurations in a worker process
   double watchdog_s = 120;             // a configuration running longer is recorded `timeout`

@@ -28,8 +28,11 @@ long long shared_bytes_of(const ConfigResult& r) {
 // The tie rule as a sort key (kTieRule).
 auto rule_key(const ConfigResult& r) { return std::make_tuple(registers_of(r), shared_bytes_of(r), r.job.config); }
 
-void resolve_group(std::vector<ConfigResult*> group, const Remeasure& remeasure, const TieSettings& s,
-                   const std::function<void(const std::string&)>& note) {
+}  // namespace
+
+void resolve_tied_set(std::vector<ConfigResult*> group, const Remeasure& remeasure, const TieSettings& s,
+                      const std::function<void(const std::string&)>& note) {
+  if (s.rounds <= 0 || group.empty()) return;
   std::sort(group.begin(), group.end(),
             [](const ConfigResult* a, const ConfigResult* b) { return a->timing->median_ms < b->timing->median_ms; });
   const ConfigResult& best = *group.front();
@@ -88,8 +91,6 @@ void resolve_group(std::vector<ConfigResult*> group, const Remeasure& remeasure,
   }
 }
 
-}  // namespace
-
 nlohmann::json TieSettings::to_json() const {
   return {{"rounds", rounds}, {"noise_multiple", noise_multiple}, {"max_candidates", max_candidates}};
 }
@@ -105,12 +106,14 @@ TieSettings TieSettings::from_json(const nlohmann::json& j) {
 void resolve_ties(std::vector<ConfigResult>& results, const Remeasure& remeasure, const TieSettings& settings,
                   const std::function<void(const std::string&)>& note) {
   std::map<std::pair<std::string, std::string>, std::vector<ConfigResult*>> groups;
-  for (auto& r : results) {
-    r.tie.reset();  // a resumed sweep decides its ties again
+  for (auto& r : results)
     if (r.status == Status::ok && r.timing) groups[{r.job.kernel, r.job.shape}].push_back(&r);
+  for (auto& [_, group] : groups) {
+    // A group an earlier sweep measured whole (the measurement store) keeps the ties it decided.
+    if (std::all_of(group.begin(), group.end(), [](const ConfigResult* r) { return r->replayed; })) continue;
+    for (ConfigResult* r : group) r->tie.reset();  // a resumed sweep decides its ties again
+    resolve_tied_set(std::move(group), remeasure, settings, note);
   }
-  if (settings.rounds <= 0) return;
-  for (auto& [_, group] : groups) resolve_group(std::move(group), remeasure, settings, note);
 }
 
 }  // namespace attn

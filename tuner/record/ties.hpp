@@ -30,6 +30,10 @@ using Remeasure = std::function<std::vector<ConfigResult>(const std::vector<Job>
 void resolve_ties(std::vector<ConfigResult>& results, const Remeasure& remeasure, const TieSettings& settings,
                   const std::function<void(const std::string&)>& note = {});
 
+// The same over one (kernel, shape)'s GROUP, of ok results with timings; `tie` set as above.
+void resolve_tied_set(std::vector<ConfigResult*> group, const Remeasure& remeasure, const TieSettings& settings,
+                      const std::function<void(const std::string&)>& note = {});
+
 // The tied set of ranked ENTRIES (winner first) for the leaderboard: {"tied":
 // [keys], "winner": key, "rule": kTieRule}; null when there is none.
 template <typename Entries>

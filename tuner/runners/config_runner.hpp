@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tuner/device/device.hpp"
@@ -17,8 +18,10 @@ class ConfigRunner {
  public:
   virtual ~ConfigRunner() = default;
   // Never throws for a configuration's own failure; throws Error only when no
-  // configuration can run at all (the device cannot be opened).
-  virtual ConfigResult run(const Job& job) = 0;
+  // configuration can run at all (the device cannot be opened). STEP: the measurement stage asked for; none: the
+  // settings' first (a screen in a staged sweep, the full measurement in a thorough one).
+  virtual ConfigResult run(const Job& job, const std::optional<MeasureStep>& step) = 0;
+  ConfigResult run(const Job& job) { return run(job, std::nullopt); }
   virtual const DeviceInfo& device_info() = 0;
 
   // The next jobs about to be run, in order (the sweep plans a chunk at a

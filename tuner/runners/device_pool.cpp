@@ -83,7 +83,8 @@ DevicePool::DevicePool(std::vector<std::string> device_ids, std::vector<std::uni
   if (ids_.empty() || ids_.size() != runners_.size()) throw Error("a device pool needs one runner per device");
 }
 
-void DevicePool::run(const std::vector<Job>& jobs, const Callbacks& callbacks, const volatile std::sig_atomic_t& stop) {
+void DevicePool::run(const std::vector<Job>& jobs, const Callbacks& callbacks, const volatile std::sig_atomic_t& stop,
+                     const std::optional<MeasureStep>& step) {
   // One device compiles a shape's configurations ahead; several compile each
   // one when they take it, so that none compiles what another runs.
   if (runners_.size() == 1) runners_.front()->expect(jobs);
@@ -104,7 +105,7 @@ void DevicePool::run(const std::vector<Job>& jobs, const Callbacks& callbacks, c
         callbacks.starting(job);
       }
       try {
-        ConfigResult result = runner.run(job);
+        ConfigResult result = runner.run(job, step);
         if (runners_.size() > 1) result.device = ids_[i];
         std::lock_guard lock(mutex);
         if (stop) return;

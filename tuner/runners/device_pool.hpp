@@ -53,7 +53,9 @@ class DevicePool {
   // `finished` returned false, no job is started; once STOP is set a result coming back is dropped (the worker died of the
   // same signal). A device whose worker cannot be started again leaves its job to the others; throws that error only when
   // jobs remain that no device can run.
-  void run(const std::vector<Job>& jobs, const Callbacks& callbacks, const volatile std::sig_atomic_t& stop);
+  // STEP: the measurement stage every job is run at (ConfigRunner::run).
+  void run(const std::vector<Job>& jobs, const Callbacks& callbacks, const volatile std::sig_atomic_t& stop,
+           const std::optional<MeasureStep>& step = std::nullopt);
 
  private:
   std::vector<std::string> ids_;

@@ -18,14 +18,14 @@ class InProcessRunner final : public ConfigRunner {
     configure_compile_cache(settings.compile_cache);
   }
 
-  ConfigResult run(const Job& job) override {
+  ConfigResult run(const Job& job, const std::optional<MeasureStep>& step) override {
     try {
       if (job.shape != prepared_shape_) {
         evaluator_.prepare(job.shape);
         prepared_shape_ = job.shape;
       }
       if (const auto ahead = take_upcoming(job.shape); !ahead.empty()) evaluator_.precompile(ahead);
-      return evaluator_.evaluate(job);
+      return step ? evaluator_.evaluate(job, *step) : evaluator_.evaluate(job);
     } catch (const Outcome& o) {  // from prepare(): a shape the host cannot hold
       ConfigResult result;
       result.job = job;

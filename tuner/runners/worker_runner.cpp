@@ -46,7 +46,7 @@ class WorkerRunner final : public ConfigRunner {
 
   const DeviceInfo& device_info() override { return info_; }
 
-  ConfigResult run(const Job& job) override {
+  ConfigResult run(const Job& job, const std::optional<MeasureStep>& step) override {
     ConfigResult result;
     result.job = job;
     if (!child_) start();
@@ -93,7 +93,9 @@ class WorkerRunner final : public ConfigRunner {
     }
 
     std::string line;
-    if (!child_->write_line(nlohmann::json{{"type", "run"}, {"job", job.to_json()}}.dump()))
+    nlohmann::json request{{"type", "run"}, {"job", job.to_json()}};
+    if (step) request["step"] = *step;
+    if (!child_->write_line(request.dump()))
       return lost(result, "the worker closed its input");
     const auto read = child_->read_line(line, settings_.watchdog_s);
     if (read == Subprocess::Read::timeout)

@@ -17,10 +17,12 @@
 #include "tuner/record/journal.hpp"
 #include "tuner/record/leaderboard.hpp"
 #include "tuner/record/measurement_identity.hpp"
+#include "tuner/record/measurement_store.hpp"
 #include "tuner/record/output_lock.hpp"
 #include "tuner/record/ties.hpp"
 #include "tuner/runners/config_runner.hpp"
 #include "tuner/runners/device_pool.hpp"
+#include "tuner/backend/registry.hpp"
 
 namespace attn {
 namespace {
@@ -162,8 +164,15 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   const std::vector<std::string> device_ids = options.devices.empty() ? std::vector{resolved.device_id} : options.devices;
 
   RunSettings settings = options.settings;
-  DevicePool pool(spec, device_ids, settings, options.shape_selection);
-  const DeviceInfo device = pool.device_info();
+  // The device as listed here; its worker processes start only when something is to be measured (a sweep that
+  // the measurement store answers whole starts none).
+  const DeviceInfo device = find_device(device_ids.front());
+  require_timing_policy_runs_on(settings.timing, device);
+  std::optional<DevicePool> started_pool;
+  auto pool = [&]() -> DevicePool& {
+    if (!started_pool) started_pool.emplace(spec, device_ids, settings, options.shape_selection);
+    return *started_pool;
+  };
 
   SweepOutcome outcome;
   outcome.leaderboard_path =
@@ -229,6 +238,45 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   } else {
     journal.emplace(outcome.journal_path, header);
   }
+  // What earlier sweeps of the same code, shapes, device and settings measured answers here, unless --remeasure.
+  const MeasurementStore store(settings.compile_cache.resolved_dir(), header.measurement, device);
+  outcome.store_path = store.path();
+  if (!options.remeasure)
+    for (auto& [key, r] : store.read())
+      if (!done.contains(key)) done.emplace(key, std::move(r));
+  auto replay = [&](const ConfigResult& r) {
+    if (r.replayed) ++outcome.replayed;
+    outcome.summary.add(r);
+  };
+  // Screened results are raced and the top confirmed (measure/race.hpp); thorough ones only have their near-ties
+  // measured again in turns (record/ties.hpp). Not journaled: a resume decides them again.
+  auto measure_again = [&](const std::vector<Job>& jobs, const std::optional<MeasureStep>& step) {
+    std::vector<ConfigResult> got;
+    pool().run(jobs,
+               {[](const Job&) {},
+                [&](ConfigResult&& r) {
+                  got.push_back(std::move(r));
+                  return true;
+                }},
+               g_interrupted, step);
+    return got;
+  };
+  auto rank_measured = [&](std::vector<ConfigResult>& results) {
+    if (g_interrupted != 0 || !outcome.stopped_early.empty()) return;
+    const auto note = [&](const std::string& line) { progress.note(line); };
+    if (settings.measure.staged())
+      outcome.race = race_and_confirm(
+          results, [&](const std::vector<Job>& jobs, const MeasureStep& step) { return measure_again(jobs, step); },
+          settings, note);
+    else
+      resolve_ties(
+          results, [&](const std::vector<Job>& jobs) { return measure_again(jobs, std::nullopt); }, settings.ties, note);
+  };
+  // A complete sweep keeps what it measured for the next one.
+  auto keep = [&](const std::vector<ConfigResult>& results, bool complete) {
+    if (!complete) return;
+    if (const std::string problem = store.write(results); !problem.empty()) spdlog::warn("{}", problem);
+  };
 
   if (options.search.searching()) {
     // A strategy picks what to run; resuming, it is told the journaled results again in order.
@@ -239,11 +287,11 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     const RunJob run = [&](const Job& job) -> std::optional<ConfigResult> {
       if (g_interrupted || !outcome.stopped_early.empty()) return std::nullopt;
       if (auto it = done.find(job.key()); it != done.end()) {
-        outcome.summary.add(it->second);
+        replay(it->second);
         return it->second;
       }
       std::optional<ConfigResult> r;  // one job at a time: the strategy picks the next from this result
-      pool.run({job},
+      pool().run({job},
                {[&](const Job& j) { progress.starting(j); },
                 [&](ConfigResult&& got) {
                   r = std::move(got);
@@ -258,6 +306,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       return r;
     };
     search_spec(spec, device.backend, options.search, settings.seed, run, results);
+    rank_measured(results);  // a search's evaluations are screens: its best are raced and confirmed at the end
     outcome.interrupted = g_interrupted != 0;
     const bool complete = !outcome.interrupted && outcome.stopped_early.empty();
     progress.end();
@@ -268,6 +317,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
     outcome.leaderboard = build_leaderboard(ctx, results);
     if (device_ids.size() > 1) outcome.leaderboard.devices = device_ids;
     write_leaderboard(outcome, *journal, complete);
+    keep(results, complete);
     return outcome;
   }
 
@@ -326,7 +376,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       if (!done.contains(job.key())) to_run.push_back(job);
     for (const auto& job : chunk)
       if (auto it = done.find(job.key()); it != done.end()) {
-        outcome.summary.add(it->second);
+        replay(it->second);
         results.push_back(it->second);
       }
 
@@ -350,25 +400,9 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       }
       return true;
     };
-    pool.run(to_run, {[&](const Job& job) { progress.starting(job); }, finished}, g_interrupted);
+    if (!to_run.empty()) pool().run(to_run, {[&](const Job& job) { progress.starting(job); }, finished}, g_interrupted);
   }
-  // Near-ties are measured again in turns and ranked by a fixed rule (tuner/record/ties.hpp); not journaled: a
-  // resume decides them again.
-  if (g_interrupted == 0 && outcome.stopped_early.empty())
-    resolve_ties(
-        results,
-        [&](const std::vector<Job>& jobs) {
-          std::vector<ConfigResult> got;
-          pool.run(jobs,
-                   {[](const Job&) {},
-                    [&](ConfigResult&& r) {
-                      got.push_back(std::move(r));
-                      return true;
-                    }},
-                   g_interrupted);
-          return got;
-        },
-        settings.ties, [&](const std::string& line) { progress.note(line); });
+  rank_measured(results);
   outcome.interrupted = g_interrupted != 0;
   progress.end();
   outcome.summary.add_exclusions(plan.exclusions());
@@ -383,6 +417,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   if (device_ids.size() > 1) outcome.leaderboard.devices = device_ids;
   outcome.leaderboard.shard = options.shard;
   write_leaderboard(outcome, *journal, complete);
+  keep(results, complete);
   return outcome;
 }
 

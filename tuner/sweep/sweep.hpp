@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/measure/race.hpp"
 #include "tuner/record/leaderboard_model.hpp"
 #include "tuner/record/settings.hpp"
 #include "tuner/record/shard.hpp"
@@ -29,6 +30,7 @@ struct SweepOptions {
   bool resume = false;
   bool overwrite = false;   // discard an unfinished journal instead of refusing
   bool keep_going = false;  // run on when the first configurations all fail to compile alike
+  bool remeasure = false;   // measure everything, answering nothing from the measurement store
   RunSettings settings;
   SearchOptions search;  // --strategy and its budgets; exhaustive: the whole plan
   std::string command_line;
@@ -42,6 +44,9 @@ struct SweepOutcome {
   std::string stopped_early;   // why the sweep stopped before the end of its plan (a source that does not compile)
   RunSummary summary;          // every result of the leaderboard by status, and what could not run
   CompileCounts compilations;  // this sweep's programs: compiled, or read from the compile cache
+  long long replayed = 0;      // results answered from the measurement store (record/measurement_store.hpp)
+  std::filesystem::path store_path;
+  RaceSummary race;            // the staged measurement's race and confirmation
 };
 
 SweepOutcome run_sweep(const SweepOptions& options, Progress& progress);
