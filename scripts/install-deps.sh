@@ -3,6 +3,13 @@
 # Only missing packages are installed; run as root or with sudo available.
 # The CUDA toolkit is not installed here: when /usr/local/cuda (or nvcc on PATH)
 # exists the CUDA backend is built, otherwise attn-tune builds without it.
+#
+#   bash scripts/install-deps.sh
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -euo pipefail
 
 packages=(
@@ -12,6 +19,7 @@ packages=(
   slurm-wlm munge
   libgtest-dev libvalijson-dev
   clang-format  # the format check test (tests/format_check.cmake)
+  python3-pytest  # the tests of scripts/ (tests/scripts/)
 )
 
 missing=()

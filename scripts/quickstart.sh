@@ -4,6 +4,13 @@
 # (combinations A-H and more) on the best device present. On a machine whose
 # best device is the CPU (PoCL) it sweeps the small shapes, which take minutes.
 # The leaderboard goes to runs/ (ignored by git; results/ holds committed ones).
+#
+#   bash scripts/quickstart.sh [OPTION...]     # options go to attn-tune sweep
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

@@ -8,6 +8,11 @@
 #
 # Needs Chromium (Debian: apt-get install -y chromium). Not part of CI, which
 # checks the HTML without a browser (tests/export/test_report.cpp).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -euo pipefail
 
 if [ $# -lt 1 ]; then

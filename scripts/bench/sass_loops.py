@@ -14,6 +14,7 @@
 PREFIX.sass and PREFIX.cubin come from scripts/bench/sass_mix.sh; docs/kernels/flash_attn_fwd_ws.md
 ("Registers of the consumer loop") used both.
 """
+import argparse
 import re
 import sys
 
@@ -52,11 +53,21 @@ def live(path, text, n):
     print(f"{len(regs)} live:", " ".join(f"R{r}" for r in regs if r < 24 or r > 183))
 
 
-if __name__ == "__main__":
-    a = sys.argv[1:]
-    if len(a) == 2 and a[0] == "loops":
-        loops(a[1])
-    elif len(a) in (3, 4) and a[0] == "live":
-        live(a[1], a[2], int(a[3]) if len(a) == 4 else 1)
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    lo = sub.add_parser("loops", help="every loop of 50 instructions or more and what it holds")
+    lo.add_argument("sass", help="PREFIX.sass of scripts/bench/sass_mix.sh")
+    li = sub.add_parser("live", help="the live registers at the N-th instruction containing TEXT")
+    li.add_argument("plr", help="PREFIX.plr (nvdisasm -plr)")
+    li.add_argument("text")
+    li.add_argument("n", nargs="?", type=int, default=1)
+    a = ap.parse_args(argv)
+    if a.command == "loops":
+        loops(a.sass)
     else:
-        sys.exit(__doc__)
+        live(a.plr, a.text, a.n)
+
+
+if __name__ == "__main__":
+    main()

@@ -12,6 +12,11 @@
 # Needs nvcc (sm_90a) and nvdisasm. The CUDA toolkit has nvdisasm; where only nvcc is
 # installed, PyPI's nvidia-cuda-nvdisasm wheel has it (unzip it; NVDISASM=.../bin/nvdisasm).
 # docs/kernels/flash_attn_fwd_ws.md (ITEM_PIPELINE) used it.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -euo pipefail
 if [ "${1:-}" = --diff ]; then
   join -1 2 -2 2 -a1 -a2 -e0 -o 0,1.1,2.1 "$2" "$3" | awk '$2 != $3 { printf "%s %d -> %d\n", $1, $2, $3; n++ }

@@ -4,6 +4,11 @@
 # seeds each; writes results/search/table.md and table.json.
 #   scripts/bench/search.sh [LEADERBOARD...]     (default: results/h200/*.json exhaustive sweeps)
 # Needs build/app/attn-tune and a python with kernel_tuner (PYTHON=..., default python3).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PYTHON=${PYTHON:-python3}

@@ -30,6 +30,9 @@ import time
 import warnings
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import leaderboards  # noqa: E402
+
 ATTN_TUNE_STRATEGIES = ["random", "annealing", "genetic", "surrogate", "exhaustive"]
 KT_STRATEGIES = ["random_sample", "simulated_annealing", "genetic_algorithm", "diff_evo", "pso", "firefly_algorithm",
                  "greedy_mls", "greedy_ils", "mls", "dual_annealing", "basinhopping", "bayes_opt", "minimize"]
@@ -57,7 +60,9 @@ def param_names(group):
 
 
 def cost(entry):
-    return entry["timing"]["median_ms"] if entry["status"] == "ok" and entry.get("timing") else None
+    """The entry's median, the cost the strategies minimize; the target is the smallest one recorded, as
+    `attn-tune replay` takes it (the fastest time, not the winner by rank)."""
+    return leaderboards.median_ms(entry) if entry["status"] == "ok" else None
 
 
 def select_spaces(files, min_configs, per_kernel, large):
@@ -65,9 +70,8 @@ def select_spaces(files, min_configs, per_kernel, large):
     and every group of at least LARGE."""
     spaces = []
     for f in files:
-        lb = json.load(open(f))
         by_kernel = {}
-        for g in lb.get("groups", []):
+        for g in leaderboards.load(f)["groups"]:
             if len(g["entries"]) >= min_configs and any(cost(e) for e in g["entries"]):
                 by_kernel.setdefault(g["kernel"], []).append(g)
         for kernel, groups in sorted(by_kernel.items()):

@@ -7,6 +7,7 @@ The settings go over the FA3 preset of ROOT/configs/flash_attn_fwd_ws.json; the 
 workspace for the clocks. scripts/gpu/ws_trace.sh runs it for each build it traces, and
 tests/cuda/test_ws_trace_compile.cpp compiles what it prints, so the traced build keeps compiling.
 """
+import argparse
 import json
 import sys
 
@@ -27,6 +28,8 @@ def trace_spec(root, settings):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: ws_trace_spec.py ROOT NAME=VALUE,...")
-    print(json.dumps(trace_spec(sys.argv[1], sys.argv[2]), indent=1))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", help="the repository root")
+    ap.add_argument("settings", help="NAME=VALUE,... over the FA3 preset")
+    args = ap.parse_args()
+    print(json.dumps(trace_spec(args.root, args.settings), indent=1))

@@ -35,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import leaderboards  # noqa: E402
 from nvml_clocks import SmClock  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,10 +56,8 @@ def matches(name, patterns):
 
 
 def pick_entry(group, config):
-    ok = [e for e in group["entries"] if e.get("status") == "ok"]
-    if config:
-        ok = [e for e in ok if e["key"] == config or e.get("preset") == config]
-    return ok[0] if ok else None
+    """The group's winner, or its best-ranked entry of that key or preset; None without one."""
+    return leaderboards.best(group, (lambda e: e["key"] == config or e.get("preset") == config) if config else None)
 
 
 def sample_period_ms(entry):
@@ -73,7 +73,7 @@ def plan(args):
     kernels = [p for s in args.kernel for p in s.split(",") if p]
     configs = json.loads(Path(args.configs).read_text()) if args.configs else {}
     for path in args.leaderboard:
-        lb = json.loads(Path(path).read_text())
+        lb = leaderboards.load(path)
         for g in lb["groups"]:
             if not (matches(g["shape"], shapes) and matches(g["kernel"], kernels)):
                 continue

@@ -28,10 +28,10 @@ import os
 import subprocess
 import sys
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from similarity_torch import cuda_time_ms, self_test, uniform  # noqa: E402  (attn-tune's input streams)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import leaderboards  # noqa: E402
+from similarity_torch import cuda_time_ms, np, self_test, uniform  # noqa: E402  (attn-tune's input streams)
 
 
 def spec_shapes(spec_path):
@@ -106,21 +106,18 @@ def gather_float64(torch, value, spatial_shapes, loc, attn):
     return out.reshape(B, Nq, H * C)
 
 
-def best_by_split(leaderboards, kernel="deformable"):
-    """shape -> {"best", "split0", "split"}: the fastest ok entry overall, with
-    WARP_SPLIT = 0, and with WARP_SPLIT > 0."""
+def best_by_split(paths, kernel="deformable"):
+    """shape -> {"best", "split0", "split"}: the keys of the best-ranked entry overall, with WARP_SPLIT = 0,
+    and with WARP_SPLIT > 0 (None where there is none)."""
+    def key(e):
+        return e["key"] if e else None
+    split = lambda e: leaderboards.params(e)["WARP_SPLIT"]  # noqa: E731
     out = {}
-    for path in leaderboards:
-        with open(path) as f:
-            lb = json.load(f)
-        for g in lb["groups"]:
-            if g["kernel"] != kernel:
-                continue
-            ok = [e for e in g["entries"] if e.get("status") == "ok"]
-            split = lambda e: dict((p[0], p[1]) for p in e["params"])["WARP_SPLIT"]
-            pick = lambda es: min(es, key=lambda e: e["timing"]["median_ms"])["key"] if es else None
-            out[g["shape"]] = {"best": pick(ok), "split0": pick([e for e in ok if split(e) == 0]),
-                               "split": pick([e for e in ok if split(e) > 0])}
+    for path in paths:
+        for g in leaderboards.groups(leaderboards.load(path), kernel=kernel):
+            out[g["shape"]] = {"best": key(leaderboards.best(g)),
+                               "split0": key(leaderboards.best(g, lambda e: split(e) == 0)),
+                               "split": key(leaderboards.best(g, lambda e: split(e) > 0))}
     return out
 
 

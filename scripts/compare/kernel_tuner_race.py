@@ -46,6 +46,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import leaderboards  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 SPEC = "configs/flash_attn_f32_f16_cuda.json"
 KERNEL = "prefill"
@@ -113,8 +116,10 @@ def run_attn_tune(exe, shape_name, out_dir, cache_dir, label):
     (out_dir / f"attn_tune_{label}.stderr.txt").write_text(proc.stderr)
     if proc.returncode != 0:
         raise SystemExit(f"attn-tune {label} sweep failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    lb = json.loads(out.read_text())
-    group = next(g for g in lb["groups"] if g["kernel"] == KERNEL and g["shape"] == shape_name)
+    group = leaderboards.group(leaderboards.load(out), KERNEL, shape_name)
+    if group is None:
+        raise SystemExit(f"attn-tune {label} sweep: {out} has no group {KERNEL} / {shape_name}")
+    winner = leaderboards.best(group)
     entries = group["entries"]
     ok = [e for e in entries if e["status"] == "ok"]
     compile_line = next((l for l in proc.stderr.splitlines() if l.startswith("compile:")), "")
@@ -126,9 +131,9 @@ def run_attn_tune(exe, shape_name, out_dir, cache_dir, label):
         "configs": len(entries),
         "verified": len(ok),
         "statuses": group.get("counts", {}),
-        "winner": group["best"]["key"] if "best" in group else None,
-        "winner_ms": group["best"]["median_ms"] if "best" in group else None,
-        "tied": group.get("ties", {}).get("tied", []),
+        "winner": winner["key"] if winner else None,
+        "winner_ms": leaderboards.median_ms(winner) if winner else None,
+        "tied": leaderboards.tied(group),
         "compile": compile_line.split(":", 1)[1].strip() if compile_line else "",
         "compile_ms_sum": compile_ms,
         "timing_s_sum": timing_s,
@@ -368,7 +373,7 @@ def main():
         at_warm = run_attn_tune(args.attn_tune, args.shape, out_dir, at_cache, "warm")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    lb = json.loads((out_dir / "attn_tune_cold.json").read_text())
+    lb = leaderboards.load(out_dir / "attn_tune_cold.json")
     version = subprocess.run([args.attn_tune, "--version"], capture_output=True, text=True).stdout.strip()
     report = {
         "device": lb["device"].get("name", "?"),

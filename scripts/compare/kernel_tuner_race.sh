@@ -4,6 +4,11 @@
 #   bash scripts/compare/kernel_tuner_race.sh            # writes under $OUT (or results/compare/kernel_tuner_race)
 # Wheels (pip download --no-deps ... -d .whl, see the device notes): kernel_tuner and those of its
 # needs the machine lacks (python-constraint2, xmltodict, jsonschema and its deps, pymoo, ...).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -eo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"

@@ -1,8 +1,13 @@
+#!/usr/bin/env python3
 """The SM clock of one GPU through NVML (libnvidia-ml.so.1, loaded with ctypes as attn-tune loads it).
 
 No Python package is needed; where NVML is missing the clock reads as None (not zero), as in
-attn-tune's results (docs/timing.md).
+attn-tune's results (docs/timing.md). attention_peers.py imports SmClock; run alone, it prints one
+reading:
+
+  python3 scripts/compare/nvml_clocks.py [--index N]
 """
+import argparse
 import ctypes
 
 NVML_CLOCK_SM = 1
@@ -42,3 +47,10 @@ class SmClock:
             return None
         c = ctypes.c_uint()
         return c.value if self.lib.nvmlDeviceGetMaxClockInfo(self.handle, NVML_CLOCK_SM, ctypes.byref(c)) == 0 else None
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--index", type=int, default=0, help="NVML's index of the GPU")
+    clock = SmClock(index=ap.parse_args().index)
+    print(f"SM {clock.mhz()} MHz (max {clock.max_mhz()}), {clock.watts()} W")

@@ -10,6 +10,7 @@
 
 scripts/gpu/wave_quantization.sh and scripts/gpu/power_cap_ratio.sh write these tables after their runs.
 """
+import argparse
 import json
 import math
 import re
@@ -84,16 +85,18 @@ def clocks(boost_dir, capped_dir):
     return "\n".join(L) + "\n"
 
 
-def main(argv):
-    if len(argv) >= 2 and argv[0] == "waves":
-        print(waves(argv[1:]))
-    elif len(argv) == 3 and argv[0] == "clocks":
-        print(clocks(argv[1], argv[2]))
-    else:
-        print(__doc__, file=sys.stderr)
-        return 2
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    w = sub.add_parser("waves", help="times against rounds of work items, per run")
+    w.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="folders holding attention_peers.json")
+    c = sub.add_parser("clocks", help="attn-tune / cuDNN at the boost clock and under the power cap")
+    c.add_argument("boost_dir")
+    c.add_argument("capped_dir")
+    a = ap.parse_args(argv)
+    print(waves(a.run_dirs) if a.command == "waves" else clocks(a.boost_dir, a.capped_dir))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

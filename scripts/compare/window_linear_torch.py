@@ -27,8 +27,10 @@ import pathlib
 import statistics
 import sys
 
-import torch
-import torch.nn.functional as F
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+import leaderboards  # noqa: E402
+
+torch = F = None  # imported by main(): --help and the leaderboards' join need no torch
 
 SLIDING_CASES = [  # (name, dtype, H, N, D, W): configs/sliding_window_fwd.json
     ("n8192-w256", "f16", 16, 8192, 128, 256),
@@ -38,7 +40,6 @@ SLIDING_CASES = [  # (name, dtype, H, N, D, W): configs/sliding_window_fwd.json
     ("bf16-n8192-w256", "bf16", 16, 8192, 128, 256),
 ]
 LINEAR_CASES = [("m65536-d64", 65536, 64), ("m65536-d128", 65536, 128), ("m16384-d64", 16384, 64)]
-TORCH_DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 
 class Timer:
@@ -96,7 +97,7 @@ def run_sliding(timer, gen):
     flex = torch.compile(flex_attention, dynamic=False)
     results = []
     for name, dt, h, n, d, w in SLIDING_CASES:
-        dtype = TORCH_DTYPES[dt]
+        dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dt]
         q, k, v = (torch.empty(1, h, n, d, device="cuda", dtype=dtype).uniform_(-1, 1, generator=gen) for _ in range(3))
 
         def window(b, hh, q_idx, kv_idx, w=w):
@@ -163,12 +164,12 @@ def run_linear(timer, gen):
 
 
 def best_from_leaderboards(paths):
-    """(shape fields) -> best entry of attn-tune leaderboards, over every kernel and file."""
+    """(shape fields) -> the fastest of the groups' winners (rank 1) on those fields, over every kernel and file."""
     best = {}
     for path in paths:
-        lb = json.loads(pathlib.Path(path).read_text())
-        for g in lb.get("groups", []):
-            if "best" not in g:
+        for g in leaderboards.load(path)["groups"]:
+            winner = leaderboards.best(g)
+            if winner is None:
                 continue
             fields = g["shape_fields"]
             if "Nq" in fields:  # the attention operation (sliding_window_fwd.json)
@@ -178,8 +179,9 @@ def best_from_leaderboards(paths):
             else:
                 continue
             key = json.dumps({k: fields[k] for k in names}, sort_keys=True)
-            cand = {"file": str(path), "kernel": g["kernel"], "config": g["best"]["key"],
-                    "median_ms": g["best"]["median_ms"], "gflops": g["best"]["gflops"]}
+            cand = {"file": str(path), "kernel": g["kernel"], "config": winner["key"],
+                    "median_ms": leaderboards.median_ms(winner), "gflops": winner["gflops"]}
+            # winners of different kernels (groups) have no rank between them: the faster median is the pick
             if key not in best or cand["median_ms"] < best[key]["median_ms"]:
                 best[key] = cand
     return best
@@ -212,6 +214,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--leaderboards", nargs="*", default=[], help="attn-tune leaderboard JSON files to join")
     args = ap.parse_args()
+    global torch, F
+    import torch
+    import torch.nn.functional as F
     if not torch.cuda.is_available():
         sys.exit("needs a CUDA GPU")
 

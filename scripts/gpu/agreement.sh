@@ -17,6 +17,11 @@
 # each repetition right after `attn-tune bench` timed the same configuration (--bench-turns). Progress
 # per row on the console; agreement.md compares the script with bench in turns, raw and at equal clock;
 # turns/bench_turns/ holds every bench result. About 7-8 minutes on an H200 after the setup.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin agreement

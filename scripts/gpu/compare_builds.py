@@ -12,13 +12,16 @@ gives both medians and the median of the per-repetition ratios old/new.
                     --spec configs/flash_attn_fwd_wgmma.json [--reps 3] [--out FILE.md]
 """
 import argparse
-import fnmatch
 import json
 import os
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import leaderboards  # noqa: E402
 
 
 def bench(binary, root, spec, kernel, key, shape, extra):
@@ -51,17 +54,15 @@ def main():
     ap.add_argument("--out")
     args = ap.parse_args()
 
-    board = json.load(open(args.leaderboard))
+    board = leaderboards.load(args.leaderboard)
     rows = []
     extra = args.bench_args.split()
     args.old_bin, args.new_bin = os.path.abspath(args.old_bin), os.path.abspath(args.new_bin)  # run from each root
-    for group in board["groups"]:
-        if not fnmatch.fnmatch(group["shape"], args.shape):
+    for group in leaderboards.groups(board, shape=args.shape):
+        best = leaderboards.best(group)
+        if best is None:
             continue
-        best = [e for e in group["entries"] if e.get("rank") == 1]
-        if not best:
-            continue
-        kernel, shape, key = group["kernel"], group["shape"], best[0]["key"]
+        kernel, shape, key = group["kernel"], group["shape"], best["key"]
         old, new, ratios = [], [], []
         for _ in range(args.reps):
             o = bench(args.old_bin, args.old_root, args.spec, kernel, key, shape, extra)

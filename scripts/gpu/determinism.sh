@@ -23,6 +23,11 @@
 # Environment: ATTN_TUNE (default build-gpu/app/attn-tune, built by
 # scripts/gpu/setup.sh when missing), CUDA_DEVICE (cuda:0), OPENCL_GPU (the
 # first OpenCL GPU `attn-tune devices` lists), SEED (1).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 # shellcheck source=scripts/gpu/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

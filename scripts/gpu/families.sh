@@ -12,6 +12,11 @@
 #        window-linear-torch     flex_attention and PyTorch-ops linear attention, joined with the sweeps
 #        similarity-torch        PyTorch/cuBLAS similarity, attn-tune's committed bests re-timed in the same run
 #        deformable-torch        PyTorch grid_sample deformable attention, likewise
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 out=${1:?usage: families.sh OUT STEP...}
 shift

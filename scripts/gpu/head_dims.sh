@@ -25,6 +25,11 @@
 #   PREFILL_LEADERBOARDS=DIR          the peers step's prefill leaderboards (flash_attn_fwd.json and
 #                                     flash_attn_fwd_wgmma.json) from DIR instead of this run's, e.g.
 #                                     results/h200/head_dims from an earlier run
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -120,36 +125,7 @@ if within_budget peers_decode && [ -f "$out/flash_attn_decode.json" ]; then
 fi
 
 # ---- summary: per leaderboard, the status counts and every configuration not ok
-python3 - "$out" >"$out/summary.md" <<'EOF' || say "summary failed"
-import glob, json, os, sys
-out = sys.argv[1]
-print(f"# head dims run ({os.path.basename(out)})\n")
-for path in sorted(glob.glob(os.path.join(out, "*.json"))):
-    try:
-        lb = json.load(open(path))
-    except Exception as e:  # a sweep cut short leaves no leaderboard, or a partial one
-        print(f"- {os.path.basename(path)}: unreadable ({e})"); continue
-    if "groups" not in lb:
-        continue
-    counts, bad, best = {}, [], []
-    for g in lb["groups"]:
-        for e in g["entries"]:
-            counts[e["status"]] = counts.get(e["status"], 0) + 1
-            if e["status"] not in ("ok", "skipped"):
-                bad.append(f"{g['kernel']}/{g['shape']} {e['key']}: {e['status']} {e.get('reason', '')[:160]}")
-        b = g.get("best") or {}
-        if b:
-            best.append(f"| {g['kernel']} | {g['shape']} | {b.get('key', '')} | {b.get('median_ms', '')} |")
-    print(f"## {os.path.basename(path)}\n\n{counts}\n")
-    for line in bad[:40]:
-        print(f"- {line}")
-    if len(bad) > 40:
-        print(f"- ... and {len(bad) - 40} more")
-    if best and not os.path.basename(path).endswith("_head_dims.json"):
-        print("\n| kernel | shape | best | median ms |\n| --- | --- | --- | --- |")
-        print("\n".join(best))
-    print()
-EOF
+python3 scripts/gpu/run_summary.py "$out" >"$out/summary.md" || say "summary failed"
 cat "$out/summary.md"
 for f in "$out"/attention_peers_*.md "$out"/attention_peers_*/*.md; do
   [ -f "$f" ] && { echo "== $f"; cat "$f"; }

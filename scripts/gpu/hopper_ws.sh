@@ -35,6 +35,11 @@
 # --shapes=A,B,...: the same for the named shapes of configs/flash_attn_fwd_ws.json (flex_attention
 # interleaved on window shapes). Exit 1 when the verification fails or a step fails.
 # Environment: ATTN_TUNE (default build-gpu/app/attn-tune), CUDA_DEVICE (cuda:0).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -98,15 +103,14 @@ step() {
 
 # Statuses of a leaderboard's entries: "ok 120, incorrect 2 (first: KEY on SHAPE: reason)"
 statuses() {
-  python3 - "$1" <<'EOF'
-import collections, json, sys
-d = json.load(open(sys.argv[1]))
-c, bad = collections.Counter(), []
-for g in d["groups"]:
-    for e in g["entries"]:
-        c[e["status"]] += 1
-        if e["status"] in ("incorrect", "crashed", "timeout", "launch_failed"):
-            bad.append(f'{e["key"]} on {g["shape"]}: {e["status"]} {e.get("reason", "")[:200]}')
+  python3 - "$root/scripts/lib" "$1" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import leaderboards
+d = leaderboards.load(sys.argv[2])
+c = leaderboards.status_counts(d)
+bad = [f'{e["key"]} on {g["shape"]}: {e["status"]} {e.get("reason", "")[:200]}' for g, e in leaderboards.entries(d)
+       if e["status"] in ("incorrect", "crashed", "timeout", "launch_failed")]
 print(", ".join(f"{k} {v}" for k, v in sorted(c.items())))
 for b in bad[:10]:
     print("  " + b)
@@ -171,75 +175,8 @@ if [ "$verified" = 1 ]; then
     --warmup-time 0.05 --watchdog 30 --overwrite -q --out "$work/flash_attn_fwd_ws.json" || failures=$((failures + 1))
   statuses "$work/flash_attn_fwd_ws.json" > "$work/sweep.status" 2>&1 || failures=$((failures + 1))
   say "sweep: $(head -1 "$work/sweep.status")"
-  # the table of the best per shape, and the most frequent winner
-  python3 - "$work/flash_attn_fwd_ws.json" > "$work/winners.md" <<'EOF'
-import collections, json, math, sys
-d = json.load(open(sys.argv[1]))
-wins = collections.Counter()
-print("| shape | best configuration | ms | TFLOP/s | registers | spill (st/ld) |")
-print("| --- | --- | --- | --- | --- | --- |")
-for g in d["groups"]:
-    ok = [e for e in g["entries"] if e["status"] == "ok"]
-    if not ok:
-        print(f'| {g["shape"]} | (none ok) | | | | |')
-        continue
-    e = min(ok, key=lambda e: e["timing"]["median_ms"])
-    r = e["resources"].get("flash_attn_fwd_ws", {})
-    wins[e["key"]] += 1
-    print(f'| {g["shape"]} | {e["key"]} | {e["timing"]["median_ms"]:.4f} | {e["gflops"] / 1e3:.0f} | '
-          f'{r.get("registers")} | {r.get("spill_store_bytes")}/{r.get("spill_load_bytes")} |')
-print()
-# what the persistent grid and the clusters bring: the best time per (PERSISTENT, CLUSTER) on each shape,
-# as the ratio of the best without either to it (> 1: faster)
-def knob(e, name):
-    for kv in e["key"].split(","):
-        if kv.startswith(name + "="):
-            return int(kv.split("=")[1])
-    return 1 if name == "CLUSTER" else 0
-combos = [(0, 1), (1, 1), (0, 2), (1, 2)]
-print("| shape | " + " | ".join(f"P{p} C{c}" for p, c in combos) + " |")
-print("| --- |" + " ---: |" * len(combos))
-for g in d["groups"]:
-    ok = [e for e in g["entries"] if e["status"] == "ok"]
-    best = {}
-    for e in ok:
-        c = (knob(e, "PERSISTENT"), knob(e, "CLUSTER"))
-        best[c] = min(best.get(c, 1e30), e["timing"]["median_ms"])
-    base = best.get((0, 1))
-    cells = [f"{base / best[c]:.3f}" if base and c in best else "" for c in combos]
-    print(f'| {g["shape"]} | ' + " | ".join(cells) + " |")
-print()
-# Knobs offered on part of the space: per shape, over the configurations that have the knob, the geometric
-# mean of t(same configuration with the knob at 0) / t(with it) (> 1: the knob is faster), and best(all
-# configurations) / best(with the knob) (>= 1 when a configuration with it wins)
-knobs = [("PINGPONG", 1, "OVERLAP=0")]
-rows, used = [], set()
-for g in d["groups"]:
-    ok = [e for e in g["entries"] if e["status"] == "ok"]
-    t = {e["key"]: e["timing"]["median_ms"] for e in ok}
-    best_all = min(t.values(), default=None)
-    cells = []
-    for i, (name, value, cond) in enumerate(knobs):
-        with_knob = {k: v for k, v in t.items() if f"{name}={value}" in k.split(",") and (not cond or cond in k.split(","))}
-        ratios = [t[k.replace(f"{name}={value}", f"{name}=0")] / v for k, v in with_knob.items()
-                  if k.replace(f"{name}={value}", f"{name}=0") in t]
-        if ratios:
-            used.add(i)
-            gm = math.exp(sum(map(math.log, ratios)) / len(ratios))
-            cells.append(f"{gm:.3f} ({len(ratios)}), {best_all / min(with_knob.values()):.3f}")
-        else:
-            cells.append("")
-    rows.append((g["shape"], cells))
-cols = sorted(used)
-if cols:
-    print("| shape | " + " | ".join(f"{knobs[i][0]}={knobs[i][1]}{' ' + knobs[i][2] if knobs[i][2] else ''}: paired (n), best" for i in cols) + " |")
-    print("| --- |" + " ---: |" * len(cols))
-    for shape, cells in rows:
-        print(f"| {shape} | " + " | ".join(cells[i] for i in cols) + " |")
-    print()
-for k, n in wins.most_common():
-    print(f"winner on {n} shape(s): {k}")
-EOF
+  # the table of the winner per shape, and the most frequent winner
+  python3 scripts/gpu/ws_winners.py winners "$work/flash_attn_fwd_ws.json" > "$work/winners.md"
   winner=$(sed -n 's/^winner on [0-9]* shape(s): //p' "$work/winners.md" | head -1)
   say "most frequent winner: ${winner:-none}"
   cat "$work/winners.md"
@@ -267,19 +204,7 @@ EOF
   step pingpong0 "$ATTN_TUNE" sweep "$work/flash_attn_fwd_ws_pingpong0.json" --shape "$pp0_shapes" --device "$cuda" \
     --max-time "$(python3 -c "print(2 * $sample)")" --min-samples 5 --warmup-time 0.05 --watchdog 30 --overwrite -q \
     --out "$work/pingpong0.json" || failures=$((failures + 1))
-  python3 - "$work/pingpong0.json" > "$work/pingpong0.md" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-print("| shape | consumers | stages | ms without | ms with PINGPONG | without / with |")
-print("| --- | ---: | ---: | ---: | ---: | ---: |")
-for g in d["groups"]:
-    t = {e["key"]: e["timing"]["median_ms"] for e in g["entries"] if e["status"] == "ok"}
-    for k, v in sorted(t.items()):
-        if "PINGPONG=0" in k.split(",") and k.replace("PINGPONG=0", "PINGPONG=1") in t:
-            w = t[k.replace("PINGPONG=0", "PINGPONG=1")]
-            kv = dict(x.split("=") for x in k.split(","))
-            print(f'| {g["shape"]} | {kv["WS_CONSUMERS"]} | {kv["STAGES"]} | {v:.4f} | {w:.4f} | {v / w:.3f} |')
-EOF
+  python3 scripts/gpu/ws_winners.py pairs "$work/pingpong0.json" > "$work/pingpong0.md"
   cat "$work/pingpong0.md"
   fi
 
@@ -326,16 +251,8 @@ EOF
   if [ "$ncu" = 1 ] && [ -n "$winner" ]; then
     export PATH="$PATH:/usr/local/cuda/bin"
     if command -v ncu > /dev/null; then
-      best128=$(python3 - "$work/flash_attn_fwd_ws.json" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for g in d["groups"]:
-    if g["shape"] == "fp16-d128-n4096":
-        ok = [e for e in g["entries"] if e["status"] == "ok"]
-        if ok:
-            print(min(ok, key=lambda e: e["timing"]["median_ms"])["key"])
-EOF
-)
+      best128=$(python3 scripts/lib/leaderboards.py winners "$work/flash_attn_fwd_ws.json" --shape fp16-d128-n4096 \
+        --key-only)
       # sections only (metric names differ between Nsight Compute versions): SpeedOfLight and
       # ComputeWorkloadAnalysis give the tensor pipe's share, WarpStateStats the stall reasons
       step ncu ncu --target-processes all -k regex:flash_attn_fwd_ws -c 1 --section SpeedOfLight \

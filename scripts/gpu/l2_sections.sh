@@ -8,6 +8,11 @@
 #              pairs show the noise of the pairing itself
 #
 #   OUT=DIR bash scripts/gpu/l2_sections.sh [--verify-only]   # $OUT/l2_sections/verify*, $OUT/l2_section_kb/pairs.md
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 verify_only=0
 case "${1:-}" in --verify-only) verify_only=1 ;; "") ;; *) echo "usage: l2_sections.sh [--verify-only]"; exit 2 ;; esac

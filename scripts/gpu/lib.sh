@@ -25,6 +25,12 @@
 #   verify_spec SPEC          step `verify`: every configuration of SPEC on its shapes, correctness only
 #                             (short sampling, a 15 s watchdog), into $out/verify.json; returns 1
 #                             unless every entry is ok or skipped and at least one is ok
+
+# run rather than sourced: this comment, the usage (exit 0 for -h and --help)
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+  case "${1:-}" in -h | --help) exit 0 ;; *) exit 2 ;; esac
+fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 failures=0
 
@@ -88,8 +94,10 @@ verify_spec() {
   run_step verify 0 "$ATTN_TUNE" sweep "$1" --device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 \
     --warmup-time 0 --watchdog 15 --overwrite -q --out "$out/verify.json"
   python3 -c "
-import collections, json, sys
-d = json.load(open(sys.argv[1]))
-n = collections.Counter(e['status'] for g in d['groups'] for e in g['entries'])
-print('verify:', dict(n)); sys.exit(0 if set(n) <= {'ok', 'skipped'} and n['ok'] else 1)" "$out/verify.json"
+import sys
+sys.path.insert(0, sys.argv[1])
+import leaderboards
+d = leaderboards.load(sys.argv[2])
+print('verify:', dict(leaderboards.status_counts(d))); sys.exit(0 if leaderboards.all_ok(d) else 1)" "$root/scripts/lib" \
+    "$out/verify.json"
 }

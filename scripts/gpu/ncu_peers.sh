@@ -14,6 +14,11 @@
 #
 # The kernels are picked by name: attn-tune's entry point (flash_attn_fwd*) and cuDNN's (its names hold
 # "sdpa" or "fmha"); the L2 flushes and the float64 reference of the harness are not profiled.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 board="${1:?usage: ncu_peers.sh LEADERBOARD SHAPE [SHAPE ...]}"
 shift

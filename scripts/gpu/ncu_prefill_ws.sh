@@ -11,6 +11,11 @@
 # (NAME.stalls.log) and the SASS with each instruction's samples and shared-memory wavefronts
 # (NAME.sass.log); scripts/bench/ncu_stalls.py compares them. The folder is then packed into
 # $OUT/ncu.tar.gz (the SASS listings are megabytes each, and many files do not come back from a lent machine).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 shape="${1:?usage: ncu_prefill_ws.sh SHAPE NAME=CONFIG ...}"
 shift

@@ -25,28 +25,33 @@ import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import leaderboards  # noqa: E402
 
 GOAL = 0.9
 
 
 def best_rows(paths, kernel_filter):
+    """{(dtype, B, Hq, Hkv, Nkv, D): side}: per group, its best-ranked verified entry whose params KERNEL_FILTER
+    keeps; of the groups on the same lengths (other kernels, other boards), the one of the smallest median."""
     best = {}
     for path in paths:
-        with open(path) as f:
-            board = json.load(f)
+        board = leaderboards.load(path)
         spec = board["spec"]["path"]
         for group in board["groups"]:
             fields = group["shape_fields"]
             lengths = (fields["dtype"], fields["B"], fields["Hq"], fields["Hkv"], fields["Nkv"], fields["D"])
-            for e in group["entries"]:
-                if e.get("status") != "ok" or not e.get("verify", {}).get("passed"):
-                    continue
-                if not kernel_filter(dict(e.get("params", []))):
-                    continue
-                ms = e["timing"]["median_ms"]
-                if lengths not in best or ms < best[lengths]["ms"]:
-                    best[lengths] = {"shape": group["shape"], "kernel": group["kernel"], "key": e["key"], "ms": ms,
-                                     "spec": spec, "board": os.path.basename(path), "device": board.get("device", {})}
+            e = leaderboards.best(group, lambda e: e.get("verify", {}).get("passed")
+                                  and kernel_filter(leaderboards.params(e)))
+            if e is None:
+                continue
+            # winners of different groups have no rank between them: the faster median is the pick
+            ms = leaderboards.median_ms(e)
+            if lengths not in best or ms < best[lengths]["ms"]:
+                best[lengths] = {"shape": group["shape"], "kernel": group["kernel"], "key": e["key"], "ms": ms,
+                                 "spec": spec, "board": os.path.basename(path), "device": board.get("device", {})}
     return best
 
 

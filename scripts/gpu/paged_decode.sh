@@ -31,6 +31,11 @@
 #
 # Environment: ATTN_TUNE (default build-gpu/app/attn-tune, built by
 # scripts/gpu/setup.sh when missing), CUDA_DEVICE (cuda:0), SEED (1).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 # shellcheck source=scripts/gpu/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -79,10 +84,11 @@ sweep() {  # NAME SPEC KERNEL SHAPES [ARGS...]
 # Every result of a leaderboard ok and verified, else the script stops: a wrong answer comes before speed.
 # `skipped` (a kernel's constraint excludes the shape, e.g. the fp16/bf16 kernels on f32 shapes) is no result.
 all_ok() {  # LEADERBOARD
-  python3 - "$1" <<'PY'
-import json, sys
-board = json.load(open(sys.argv[1]))
-entries = [(g, e) for g in board["groups"] for e in g["entries"]]
+  python3 - "$root/scripts/lib" "$1" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import leaderboards
+entries = leaderboards.entries(leaderboards.load(sys.argv[2]))
 ran = [(g, e) for g, e in entries if e.get("status") != "skipped"]
 bad = [(g["kernel"], g["shape"], e["key"], e.get("status"), e.get("reason", "")) for g, e in ran
        if e.get("status") != "ok" or not e.get("verify", {}).get("passed")]
@@ -114,22 +120,11 @@ step_compare() {
   echo "compare: exit $rc"
   [ "$rc" = 0 ] || failures=$((failures + 1))
 }
-# The winner of paged_decode_mma at GQA 4 (N = 4096), on D 128 and 256, KV 256..4096, GQA 1, 4, 8, 16.
+# The winner (rank 1) of paged_decode_mma at GQA 4 (N = 4096), on D 128 and 256, KV 256..4096, GQA 1, 4, 8, 16.
 step_paged-matrix() {
   local key
-  key=$(python3 - "$out/paged-sweep-n4096.json" <<'PY'
-import json, sys
-board = json.load(open(sys.argv[1]))
-best = None
-for g in board["groups"]:
-    if g["shape"] != "fp16-h32-kv8-n4096-p16":
-        continue
-    for e in g["entries"]:
-        if e.get("status") == "ok" and (best is None or e["timing"]["median_ms"] < best[0]):
-            best = (e["timing"]["median_ms"], e["key"])
-print(best[1] if best else "")
-PY
-)
+  key=$(python3 "$root/scripts/lib/leaderboards.py" winners "$out/paged-sweep-n4096.json" --kernel paged_decode_mma \
+    --shape fp16-h32-kv8-n4096-p16 --key-only 2>/dev/null)
   [ -n "$key" ] || key="SPLIT_KEYS=512,THREADS=128,STAGES=3,UNROLL=1"
   run_step paged-matrix 0 "$ATTN_TUNE" determinism configs/paged_decode.json -k paged_decode_mma --set "$key" \
     --head-dims 128,256 --gqa 1,4,8,16 "${matrix[@]}" --shape "fp16-h32-kv8-n4096-p16,Hq=16,Hkv=16,num_pages=0" \

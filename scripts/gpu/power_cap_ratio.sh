@@ -13,6 +13,11 @@
 # WINNERS.json: {shape: configuration key}, e.g. scripts/gpu/sustained_recheck.sh's winners.json; -: each
 # shape's best in the leaderboard. SHAPES: comma-separated names or globs (default: every shape). The
 # results go to $OUT/$NAME.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 usage="usage: power_cap_ratio.sh LEADERBOARD WINNERS.json|- [SHAPES]"
 leaderboard="$(realpath "${1:?$usage}")"

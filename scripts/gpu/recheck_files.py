@@ -2,10 +2,10 @@
 """The files around `attn-tune bench --recheck` that scripts/gpu/sustained_recheck.sh and
 scripts/gpu/ws_space_compare.sh write (no GPU needed).
 
-  sustained.py copy LEADERBOARD[.gz] SHAPES OUT WARMUP_S MAX_TIME_S
+  recheck_files.py copy LEADERBOARD[.gz] SHAPES OUT WARMUP_S MAX_TIME_S
       OUT: the leaderboard's groups of SHAPES (comma-separated), its timing settings changed to WARMUP_S
       seconds of warm-up, MAX_TIME_S of sampling and at least 20 samples, for `attn-tune bench --recheck`
-  sustained.py winners RECHECK_LOG DIR [--all]
+  recheck_files.py winners RECHECK_LOG DIR [--all]
       from the recheck's table: DIR/winners.md (per shape, the recorded winner and the sustained one),
       DIR/winners.json ({shape: the sustained winner's key}, for attention_peers.py --configs) and
       DIR/changed.txt ("SHAPE KEY" where another configuration is 1% or more faster than the recorded winner;
@@ -14,11 +14,14 @@ scripts/gpu/ws_space_compare.sh write (no GPU needed).
       per kernel of the experiment and shape, the best re-timed median for each value of the kernel's
       compared parameter ("compare": {kernel: parameter}) and its ratio to the first value's (markdown)
 """
-import gzip
+import argparse
 import json
 import re
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import leaderboards  # noqa: E402
 
 # a row of `attn-tune bench --recheck`'s table: kernel, shape, recorded rank, recorded ms, re-timed ms, diff, key, status
 ROW = re.compile(r"(\S+)\s+(\S+)\s+(\d+)\s+[\d.]+\s+([\d.]+)\s+\S+\s+(\S+)\s+ok$")
@@ -26,11 +29,11 @@ CHANGED = 1.01  # within 1%: the same winner, noise aside
 
 
 def copy(path, shapes, out, warmup_s, max_time_s):
-    d = json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))
+    d = leaderboards.load(path)
     shapes = [s for s in shapes.split(",") if s]
     missing = set(shapes) - {g["shape"] for g in d["groups"]}
     if missing:
-        sys.exit(f"sustained.py: {path} has no group for {', '.join(sorted(missing))}")
+        sys.exit(f"recheck_files.py: {path} has no group for {', '.join(sorted(missing))}")
     d["groups"] = [g for g in d["groups"] if g["shape"] in shapes]
     t = d["settings"]["timing"]
     t.update(warmup_s=warmup_s, max_time_s=max_time_s, min_samples=max(20, t["min_samples"]))
@@ -57,7 +60,7 @@ def rows_by_shape(log):
 def winners(log, out_dir, every_shape):
     rows = rows_by_shape(log)
     if not rows:
-        sys.exit(f"sustained.py: no re-timed configuration in {log}")
+        sys.exit(f"recheck_files.py: no re-timed configuration in {log}")
     out = Path(out_dir)
     md = ["| shape | recorded winner, sustained ms | sustained winner's recorded rank | its sustained ms | ratio | configuration |",
           "| --- | ---: | ---: | ---: | ---: | --- |"]
@@ -99,13 +102,30 @@ def compare(log, experiment):
         print()
 
 
-if __name__ == "__main__":
-    a = sys.argv[1:]
-    if len(a) == 6 and a[0] == "copy":
-        copy(a[1], a[2], a[3], float(a[4]), float(a[5]))
-    elif len(a) in (3, 4) and a[0] == "winners" and a[3:] in ([], ["--all"]):
-        winners(a[1], a[2], a[3:] == ["--all"])
-    elif len(a) == 3 and a[0] == "compare":
-        compare(a[1], a[2])
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("copy", help="the leaderboard's groups of SHAPES with longer timing settings")
+    c.add_argument("leaderboard")
+    c.add_argument("shapes", help="comma-separated shape names")
+    c.add_argument("out")
+    c.add_argument("warmup_s", type=float)
+    c.add_argument("max_time_s", type=float)
+    w = sub.add_parser("winners", help="winners.md, winners.json and changed.txt from the recheck's table")
+    w.add_argument("log")
+    w.add_argument("dir")
+    w.add_argument("--all", action="store_true", help="every shape in changed.txt")
+    m = sub.add_parser("compare", help="the best re-timed median per value of each kernel's compared parameter")
+    m.add_argument("log")
+    m.add_argument("experiment")
+    a = ap.parse_args(argv)
+    if a.command == "copy":
+        copy(a.leaderboard, a.shapes, a.out, a.warmup_s, a.max_time_s)
+    elif a.command == "winners":
+        winners(a.log, a.dir, a.all)
     else:
-        sys.exit(__doc__)
+        compare(a.log, a.experiment)
+
+
+if __name__ == "__main__":
+    main()

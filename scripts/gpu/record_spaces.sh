@@ -14,6 +14,11 @@
 # scripts/gpu/setup.sh when missing), CUDA_DEVICE (cuda:0).
 # Writes OUT_DIR/spaces.tar.gz: per spec its leaderboard (complete or partial),
 # journal, command and log, and host.txt. Exit 0 when every spec is complete.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 # shellcheck source=scripts/gpu/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -36,7 +41,8 @@ for spec in ${SPECS:-configs/flash_attn_decode_large.json}; do
   name=$(basename "$spec" .json)
   lb="$work/$name.json"
   left=$((deadline - SECONDS))
-  if [ -f "$lb" ] && python3 -c "import json,sys; sys.exit(0 if json.load(open('$lb')).get('complete') else 1)" 2>/dev/null; then
+  if [ -f "$lb" ] && python3 -c "import sys; sys.path.insert(0, sys.argv[1]); import leaderboards
+sys.exit(0 if leaderboards.load(sys.argv[2]).get('complete') else 1)" "$root/scripts/lib" "$lb" 2>/dev/null; then
     echo "== $name: complete"
     continue
   fi

@@ -22,6 +22,11 @@
 #                 build launched by the comparison script, interleaved 3 times
 #                 (needs python3 with torch and cupy)
 #   repeat        the prefill anchor shapes swept twice (timing stability)
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 out=${1:?usage: run_suite.sh OUT STEP...}
 shift

@@ -9,6 +9,14 @@
 # (the lent GPU machines) lack libmuparser-dev: put its .deb files in
 # .devdeps/ (`apt-get download libmuparser-dev libmuparser2v5` on a machine
 # that has a registry) and this script unpacks them under /tmp/attn-tune-deps.
+
+# -h, --help: the opening comment, before any work
+# (sourced, it returns to the shell that sourced it)
+case "${1:-}" in
+  -h | --help)
+    awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"
+    return 0 2>/dev/null || exit 0 ;;
+esac
 set -eo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 

@@ -18,6 +18,11 @@
 # scripts/gpu/setup.sh when missing), CUDA_DEVICE (cuda:0), SPEC
 # (configs/flash_attn_fwd.json), SHAPES (fp16-d64-n4096,fp16-d128-n4096-causal),
 # RETIME (3), TIE_PERCENT (2), MAX_TIME (0.3, as the committed sweeps).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 # shellcheck source=scripts/gpu/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -40,65 +45,7 @@ run_step merge 0 "$ATTN_TUNE" merge "$out/lb.shard-0-of-2.json" "$out/lb.shard-1
   --retime-top "$retime" --device "$device"
 
 committed="results/h200/$(basename "$spec")"
-python3 - "$out/whole.json" "$out/merged.json" "$committed" "$tie" > "$out/winners.md" <<'PY'
-import json, os, sys
-whole, merged = (json.load(open(p)) for p in sys.argv[1:3])
-committed = json.load(open(sys.argv[3])) if os.path.exists(sys.argv[3]) else None
-tie = float(sys.argv[4]) / 100
-def best(lb):
-    return {(g["kernel"], g["shape"]): g.get("best", {}).get("key") for g in lb["groups"]}
-def median(lb, k, key):
-    for g in lb["groups"]:
-        if (g["kernel"], g["shape"]) == k:
-            for e in g["entries"]:
-                if e["key"] == key and "timing" in e:
-                    return e["timing"]["median_ms"]
-w, m, c = best(whole), best(merged), best(committed) if committed else {}
-print("# Two shards on one GPU, merged, against the unsharded sweep\n")
-print(f"- device: {merged['device']['name']} ({merged['device']['id']})")
-print(f"- spec: `{merged['spec']['path']}`, shapes `{merged['spec']['shape_filter']}`")
-print(f"- merged from: {', '.join(os.path.basename(p['file']) for p in merged.get('merged_from', []))}")
-print(f"- configurations: unsharded {sum(len(g['entries']) for g in whole['groups'])}, "
-      f"merged {sum(len(g['entries']) for g in merged['groups'])}, missing {len(merged.get('missing', []))}")
-if committed:
-    same_code = committed["sources"] == merged["sources"]
-    print(f"- committed `{sys.argv[3]}`: its sources {'match' if same_code else 'differ from'} these (sha256)")
-print(f"- verdict: *same* when the unsharded and merged winners agree; *tie* when the unsharded winner's "
-      f"retimed median is within {100 * tie:g}% of the retimed winner's (or, when it was not retimed, its median in "
-      f"the shards within {100 * tie:g}% of the merged winner's)\n")
-print("| kernel / shape | unsharded winner (ms) | merged winner (ms) | retimed winner (ms) | verdict |"
-      + (" committed winner |" if committed else ""))
-print("| --- | --- | --- | --- | --- |" + (" --- |" if committed else ""))
-bad = 0
-for g in merged["groups"]:
-    k = (g["kernel"], g["shape"])
-    r = g.get("retimed", {})
-    times = {e["key"]: e.get("median_ms") for e in r.get("entries", [])}
-    rb = r.get("best")
-    def pct(x, y):
-        return 100 * (x / y - 1)
-    wm, mm = median(merged, k, w.get(k)), median(merged, k, m.get(k))
-    if w.get(k) == m.get(k):
-        verdict = "same"
-        if rb and rb != w.get(k) and times.get(w.get(k)):
-            verdict += f" (retimed, {rb} is {pct(times[w[k]], times[rb]):.2f}% faster)"
-    elif rb and times.get(w.get(k)) and times[w[k]] <= times[rb] * (1 + tie):
-        verdict = f"tie ({pct(times[w[k]], times[rb]):.2f}% retimed)"
-    elif wm and mm and wm <= mm * (1 + tie):
-        # not among the retimed top: compared as the shards measured them (one GPU, one after the other)
-        verdict = f"tie ({pct(wm, mm):.2f}% in the shards)"
-    else:
-        verdict = "**different**" + (f" (unsharded winner {pct(wm, mm):.1f}% slower in the shards)" if wm and mm else "")
-        bad += 1
-    def cell(key, ms):
-        return f"`{key}` ({ms:.4f})" if key and ms else f"`{key}`"
-    row = (f"| {k[0]} / {k[1]} | {cell(w.get(k), median(whole, k, w.get(k)))} | {cell(m.get(k), median(merged, k, m.get(k)))} "
-           f"| {cell(rb, times.get(rb))} | {verdict} |")
-    if committed: row += f" `{c.get(k)}` |"
-    print(row)
-print(f"\n{bad} group(s) with different winners.")
-sys.exit(1 if bad else 0)
-PY
+python3 "$root/scripts/gpu/shard_winners.py" "$out/whole.json" "$out/merged.json" "$committed" "$tie" > "$out/winners.md"
 rc=$?
 cat "$out/winners.md"
 [ "$rc" -eq 0 ] || failures=$((failures + 1))

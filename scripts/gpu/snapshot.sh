@@ -2,6 +2,13 @@
 # Copies the committed tree (HEAD) to .snap/, with the commit id and the
 # carried .deb files, for a GPU machine that receives files but no .git:
 # what runs there is exactly a commit, whatever the working tree holds.
+#
+#   bash scripts/gpu/snapshot.sh
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rm -rf .snap

@@ -12,6 +12,11 @@
 #
 # The old tree is a copy of this one with OLD_SOURCE in the first spec's CUDA source's place, so both
 # sides share every header, the build and the options.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 old_source="${1:?usage: source_change.sh OLD_SOURCE SPEC [VERIFY_SPEC ...]}"
 spec="${2:?usage: source_change.sh OLD_SOURCE SPEC [VERIFY_SPEC ...]}"

@@ -20,6 +20,11 @@
 #   4. peers-SHAPE/    where another configuration is 1% or more faster (every shape with PEERS_ALL=1): the
 #                      sustained winner beside FA2 and cuDNN (PEERS, default fa2,cudnn; none: no comparison),
 #                      5 interleaved repetitions
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 leaderboard="$(realpath "${1:?usage: sustained_recheck.sh LEADERBOARD SHAPES [TOP] [PEERS]}")"
 shapes="${2:?usage: sustained_recheck.sh LEADERBOARD SHAPES [TOP] [PEERS]}"
@@ -31,7 +36,8 @@ gpu_begin "sustained_recheck${TAG:+-$TAG}"
 gpu_host_info > "$out/host.txt"
 python3 "$root/scripts/gpu/recheck_files.py" copy "$leaderboard" "$shapes" "$out/sustained.json" "${WARMUP_S:-1.5}" \
   "${MAX_TIME_S:-0.4}" || exit 2
-spec="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["spec"]["path"])' "$out/sustained.json")"
+spec="$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import leaderboards
+print(leaderboards.load(sys.argv[2])["spec"]["path"])' "$root/scripts/lib" "$out/sustained.json")"
 case "$spec" in /*) ;; *) spec="$root/$spec" ;; esac
 run_step recheck 0 "$ATTN_TUNE" bench "$spec" --recheck "$out/sustained.json" --top "$top" --rounds "$rounds" --tolerance 100
 all=(); [ "${PEERS_ALL:-0}" = 1 ] && all=(--all)

@@ -13,6 +13,11 @@
 #   graph      bench --timing graph     cold, launches replayed from a CUDA graph
 #   script     attention_peers.py       the independent harness (30 samples after 5 warm-ups)
 # Writes $OUT/timing_experiment.md (the table) and every bench/script output beside it.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 : "${OUT:?set OUT to the folder for the results}"
 source scripts/gpu/setup.sh > "$OUT/setup.log" 2>&1 || { tail -30 "$OUT/setup.log"; exit 1; }

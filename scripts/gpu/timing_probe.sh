@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # One wgmma prefill configuration at N=16384, timed by attn-tune bench and by the comparison script,
 # short bursts vs sustained load, with nvidia-smi sampling clocks/power every 50 ms.
+# Run from the repository root on the GPU machine with OUT set:
+#
+#   OUT=DIR bash scripts/gpu/timing_probe.sh
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
-# Run from the repository root on the GPU machine with OUT set: bash scripts/gpu/timing_probe.sh
 source scripts/gpu/setup.sh > $OUT/setup.log 2>&1 || { tail -30 $OUT/setup.log; exit 1; }
 B=$ATTN_TUNE
 nvidia-smi > $OUT/nvidia-smi.txt

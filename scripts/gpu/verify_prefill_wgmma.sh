@@ -6,6 +6,11 @@
 #   OUT=DIR bash scripts/gpu/verify_prefill_wgmma.sh
 #
 # Exit 1 when any configuration is not ok or skipped (the statuses are in DIR/verify/*.status).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin verify
@@ -16,14 +21,8 @@ edges+=",bf16-d96-n4096,fp16-d112-n4096-causal,fp16-d256-n4096-causal,B=1,Nq=190
 run_step ws_small 0 "$ATTN_TUNE" sweep configs/flash_attn_fwd_ws_small.json "${quick[@]}" --out "$out/ws_small.json"
 run_step wgmma_edges 0 "$ATTN_TUNE" sweep configs/flash_attn_fwd_wgmma.json -s "$edges" "${quick[@]}" --out "$out/wgmma_edges.json"
 for f in ws_small wgmma_edges; do
-  python3 - "$out/$f.json" > "$out/$f.status" <<'PY' || failures=$((failures + 1))
-import collections, json, sys
-d = json.load(open(sys.argv[1]))
-n = collections.Counter(e["status"] for g in d["groups"] for e in g["entries"])
-print(", ".join(f"{k} {v}" for k, v in sorted(n.items())))
-sys.exit(0 if set(n) <= {"ok", "skipped"} and n["ok"] > 0 else 1)
-PY
-  echo "$f: $(cat "$out/$f.status")"
+  python3 "$root/scripts/lib/leaderboards.py" statuses "$out/$f.json" > "$out/$f.status" || failures=$((failures + 1))
+  echo "$f: $(head -1 "$out/$f.status")"
 done
 echo "failures: $failures"
 [ "$failures" -eq 0 ]

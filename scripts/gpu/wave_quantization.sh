@@ -17,6 +17,11 @@
 #              batch sizes (batch_invariance/)
 #
 #   OUT=DIR bash scripts/gpu/wave_quantization.sh
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin wave_quantization

@@ -16,6 +16,11 @@
 # FAMILY_D64='{"WS_CONSUMERS": [2], "OVERLAP": [1], "PINGPONG": [0, 1], "PERSISTENT": [0]}'.
 # SHAPES_D64 / SHAPES_D128 (comma-separated names) replace a family's six shapes; VERIFY_PARAMS (a JSON
 # object of params) narrows step 1 to part of the small spec, e.g. VERIFY_PARAMS='{"PINGPONG": [1]}'.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 knob="${1:?usage: ws_knob_pairs.sh KNOB ON [OFF]}"
 on="${2:?usage: ws_knob_pairs.sh KNOB ON [OFF]}"

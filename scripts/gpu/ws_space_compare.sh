@@ -15,6 +15,11 @@
 # EXPERIMENT.json: "kernels" (name -> {"params", "shapes"}, each extending prefill_ws),
 # "compare" (kernel name -> the parameter whose values are compared) and optionally "constraints",
 # which replace the spec's (to let in configurations its register estimate keeps out).
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 experiment="$(realpath "${1:?usage: ws_space_compare.sh EXPERIMENT.json}")"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

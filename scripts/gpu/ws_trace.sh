@@ -10,6 +10,11 @@
 # scripts/bench/ws_trace_spec.py), emitted (`bench --emit-launch`) and launched by
 # scripts/bench/ws_trace.py, which writes NAME.md.
 # The traced build is not verified here: run the same settings through hopper_ws.sh or ws_knob_pairs.sh.
+
+# -h, --help: the opening comment, before any work
+case "${1:-}" in
+  -h | --help) awk 'NR > 1 && !/^#( |$)/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 set -uo pipefail
 shapes="${1:?usage: ws_trace.sh SHAPES NAME=SETTINGS ...}"
 shift

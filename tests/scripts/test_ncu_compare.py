@@ -2,7 +2,7 @@
 """scripts/bench/ncu_compare.py on Nsight Compute reports of real runs (results/h200/hopper_ws/2026-11-28-ncu-peers/:
 attn-tune's winner beside cuDNN's kernel, each profiled several times), no GPU needed.
 
-  python3 tests/compare/test_ncu_compare.py
+  python3 -m pytest tests/scripts/test_ncu_compare.py
 """
 import contextlib
 import io

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/compare/attention_peers.py's flex_attention peer, without a GPU.
 
-  python3 tests/compare/test_attention_peers_flex.py
+  python3 -m pytest tests/scripts/test_attention_peers_flex.py
 
 1. Its mask (`attends`: flex_attention's mask_mod and the script's float64 reference both use it) keeps exactly the (query, key) pairs attn-tune's operation keeps:
    bottom-right aligned rows, causal up to the row's position, a window of W on both sides.

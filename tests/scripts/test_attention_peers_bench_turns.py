@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/compare/attention_peers.py --bench-turns, without a GPU.
 
-  python3 tests/compare/test_attention_peers_bench_turns.py ATTN_TUNE
+  ATTN_TUNE_BINARY=build/app/attn-tune python3 -m pytest tests/scripts/test_attention_peers_bench_turns.py
 
 1. The dry run on the committed anchor leaderboards plans, per row, one `attn-tune bench` command naming the row's
    spec, kernel, best configuration and shape, cuda:0 and the leaderboard's recorded timing settings; attn-tune
@@ -10,8 +10,11 @@
    both clocks, writes one bench result per repetition, and carries an error when bench finds a wrong answer.
 3. The whole run (main, on the same fakes) writes its tables and exits 1 when bench finds a wrong answer.
 4. The launch function keeps the workspace tensor it launches on alive (attn_tune_call).
+
+1 and 3 run attn-tune (marked attn_tune, skipped without ATTN_TUNE_BINARY): a CUDA build, whose emits NVRTC-compile.
 """
 import json
+import os
 import shlex
 import statistics
 import subprocess
@@ -20,12 +23,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "compare" / "attention_peers.py"
 ANCHORS = REPO / "results" / "h200" / "agreement" / "2026-11-25-pacing"
 LEADERBOARDS = [ANCHORS / "wgmma_anchor.json", ANCHORS / "decode_anchor.json"]
 SHAPES = "fp16-d128-n16384-causal,bf16-d64-n4096,fp16-h32-kv8-n32768"
-ATTN_TUNE = sys.argv[1] if len(sys.argv) > 1 else str(REPO / "build" / "app" / "attn-tune")
+ATTN_TUNE = os.environ.get("ATTN_TUNE_BINARY")
+NEEDS_ATTN_TUNE = "ATTN_TUNE_BINARY is not set (a CUDA build's ctest sets it to its attn-tune)"
 sys.path.insert(0, str(SCRIPT.parent))
 import attention_peers  # noqa: E402
 
@@ -42,6 +48,8 @@ def option(cmd, name):
     return cmd[cmd.index(name) + 1]
 
 
+@pytest.mark.attn_tune
+@unittest.skipUnless(ATTN_TUNE, NEEDS_ATTN_TUNE)
 class DryRunPlansBenchCommands(unittest.TestCase):
     def test_every_row_gets_the_bench_command_of_its_spec_kernel_configuration_shape_and_timing(self):
         rc, out = dry_run("--bench-turns")
@@ -198,6 +206,8 @@ class ARowInTurns(unittest.TestCase):
             self.assertIn("attn_tune", row)  # the script's own timing is still kept
 
 
+@pytest.mark.attn_tune
+@unittest.skipUnless(ATTN_TUNE, NEEDS_ATTN_TUNE)
 class TheWholeRunInTurns(unittest.TestCase):
     """main() on a fake GPU and a fake torch, with a fake attn-tune bench (emits go to the real attn-tune)."""
 

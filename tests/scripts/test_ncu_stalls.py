@@ -2,7 +2,7 @@
 """scripts/bench/ncu_stalls.py --mix on the SASS listings of a real run (results/h200/hopper_ws/2026-11-28-ncu-stalls/:
 attn-tune's D = 128 winner and cuDNN's kernel, profiled in one process), no GPU needed.
 
-  python3 tests/compare/test_ncu_stalls.py
+  python3 -m pytest tests/scripts/test_ncu_stalls.py
 """
 import contextlib
 import io

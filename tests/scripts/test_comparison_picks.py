@@ -1,0 +1,101 @@
+"""The configurations the comparison scripts take from leaderboards: each group's winner by rank (a tied or wrong
+entry of a smaller median is not it), on data/tied_leaderboard.json and on the committed runs they compared."""
+import argparse
+import json
+
+import pytest
+
+import attention_peers
+import deformable_torch
+import similarity_torch
+import window_linear_torch
+from helpers import DATA, RESULTS
+
+TIED = DATA / "tied_leaderboard.json"
+FAMILIES = RESULTS / "h200" / "families"
+
+
+def plan(config=None):
+    args = argparse.Namespace(leaderboard=[str(TIED)], shape=[], kernel=["prefill,decode"], config=config, configs=None)
+    return attention_peers.plan(args)
+
+
+class TestAttentionPeers:
+    def test_each_group_gives_its_winner_though_the_file_lists_rank_2_first(self):
+        items, skipped = plan()
+        assert {(i["kernel"], i["shape"]): i["key"] for i in items} == {
+            ("prefill", "fp16-d64-n1024"): "BLOCK_M=128,BLOCK_N=64", ("decode", "fp16-h32-kv8-n4096"): "NUM_SPLITS=8,DEC_THREADS=128"}
+        assert items[0]["lb_median_ms"] == 0.100
+        assert skipped == ["prefill / fp16-d256-small (%s): no ok configuration" % TIED]
+
+    def test_config_takes_that_key_where_a_group_has_it(self):
+        items, skipped = plan(config="BLOCK_M=128,BLOCK_N=128")
+        assert [(i["shape"], i["key"]) for i in items] == [("fp16-d64-n1024", "BLOCK_M=128,BLOCK_N=128")]
+        assert len(skipped) == 2
+
+    def test_a_wrong_answer_is_never_taken(self):
+        items, skipped = plan(config="BLOCK_M=256,BLOCK_N=64")
+        assert items == [] and "no ok configuration BLOCK_M=256,BLOCK_N=64" in skipped[0]
+
+
+class TestSimilarity:
+    def test_the_winner_not_the_smallest_median(self):
+        best = similarity_torch.best_configs([TIED])
+        assert best[("prefill", "fp16-d64-n1024")]["key"] == "BLOCK_M=128,BLOCK_N=64"
+        assert ("prefill", "fp16-d256-small") not in best
+
+    def test_the_strategy_tables_of_the_committed_comparison(self):
+        best = similarity_torch.best_configs([FAMILIES / "similarity_projected.json", FAMILIES / "similarity_others.json"])
+        report = json.loads((FAMILIES / "compare" / "similarity_torch.json").read_text())
+        for n in ("n8192", "n1024"):
+            table = json.loads(json.dumps(similarity_torch.strategy_table(best, n)))  # int keys as JSON has them
+            assert table == report[f"strategy_table_{n}"]
+        projected = next(r for r in report["strategy_table_n8192"] if r["strategy"] == "4 projected")
+        assert projected["time_ratio_12_over_1"] > 1
+
+    def test_the_streams_seed_as_attn_tune_does(self):
+        # FNV-1a over the label, mixed with seed and index: distinct per label and index, the same every time
+        seeds = {similarity_torch.stream_seed(1, label, i) for label in ("q", "k", "wq") for i in range(3)}
+        assert len(seeds) == 9 and all(0 <= s < 2 ** 64 for s in seeds)
+        assert similarity_torch.stream_seed(1, "q", 0) == similarity_torch.stream_seed(1, "q", 0)
+
+    def test_the_mt19937_64_replica(self):
+        pytest.importorskip("numpy")  # not installed in CI: the replica twists with numpy
+        similarity_torch.self_test()  # the C++ standard's 10000th output of the default seed
+        u = similarity_torch.uniform(1, "q", 0, 1000, -1, 1)
+        assert -1 <= u.min() and u.max() < 1 and abs(u.mean()) < 0.1
+
+
+class TestDeformable:
+    def test_the_best_ranked_of_each_warp_split(self):
+        # WARP_SPLIT=0,QPB=32 has the smallest median (0.049 ms) but rank 3: the WARP_SPLIT 0 pick is rank 1's
+        assert deformable_torch.best_by_split([TIED]) == {"detr-small": {
+            "best": "WARP_SPLIT=0,QPB=16", "split0": "WARP_SPLIT=0,QPB=16", "split": "WARP_SPLIT=2,QPB=16"}}
+
+    def test_the_configurations_the_committed_comparison_timed(self):
+        picks = deformable_torch.best_by_split([FAMILIES / "deformable_detr-p4.json"])
+        report = json.loads((FAMILIES / "compare" / "deformable_torch.json").read_text())
+        (row,) = report["results"]
+        assert picks[row["shape"]] == {label: r["key"] for label, r in row["attn_tune"].items()}
+
+
+class TestWindowLinear:
+    def test_the_winner_of_each_shape(self, tmp_path):
+        board = json.loads(TIED.read_text())
+        board["groups"] = [g for g in board["groups"] if g["kernel"] != "deformable"]  # the attention groups
+        (tmp_path / "attention.json").write_text(json.dumps(board))
+        best = window_linear_torch.best_from_leaderboards([tmp_path / "attention.json"])
+        by_shape = {(v["kernel"], v["config"]) for v in best.values()}
+        assert by_shape == {("prefill", "BLOCK_M=128,BLOCK_N=64"), ("decode", "NUM_SPLITS=8,DEC_THREADS=128")}
+
+    def test_the_join_the_committed_runs_made(self):
+        for run in ("full", "rest"):
+            d = RESULTS / "h200" / "hopper_ws" / run
+            best = window_linear_torch.best_from_leaderboards([d / "flash_attn_fwd_ws.json.gz"])
+            want = json.loads((d / "window_torch" / "window_linear_torch.json").read_text())["attn_tune_best"]
+            assert {k: dict(v, file=None) for k, v in best.items()} == {k: dict(v, file=None) for k, v in want.items()}
+
+    def test_in_window_pairs(self):
+        # n = 4, w = 1: rows attend 2, 3, 3, 2 keys
+        assert window_linear_torch.in_window_pairs(4, 1) == 10
+        assert window_linear_torch.in_window_pairs(8192, 8192) == 8192 ** 2
