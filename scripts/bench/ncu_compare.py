@@ -85,8 +85,9 @@ def dims(d):
 
 
 def stall_rows(kernels, fmt):
-    """[(label, cells)] of the stall reasons any kernel reports, the first kernel's largest first"""
-    names = sorted({m for k in kernels for m in k["metrics"] if STALL.match(m)},
+    """[(label, cells)] of the stall reasons any kernel reports, the first kernel's largest first (equal ones in
+    the report's order: a set's order would change from run to run)"""
+    names = sorted(dict.fromkeys(m for k in kernels for m in k["metrics"] if STALL.match(m)),
                    key=lambda m: -(value(kernels[0], m) or 0.0))
     return [(f"stall: {STALL.match(m).group(1)} (warps per issued instruction)", [fmt(value(k, m)) for k in kernels])
             for m in names if max(value(k, m) or 0.0 for k in kernels) >= 0.05]

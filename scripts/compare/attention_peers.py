@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """attn-tune's ranked attention kernels against PyTorch SDPA (FA2, cuDNN, mem-efficient), on one GPU.
 
-For every (kernel, shape) of the given leaderboards it takes the best ok
-configuration (or --config), has attn-tune write what launches it
+For every (kernel, shape) of the given leaderboards it takes the winner (rank
+1; or --config), has attn-tune write what launches it
 (`attn-tune bench SPEC --set KEY --emit-launch DIR`: the NVRTC binary, the
 launches, the params struct's bytes, the arguments' sizes, FLOP counts), and
 then only makes torch tensors, launches, times and compares:

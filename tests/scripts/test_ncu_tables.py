@@ -1,5 +1,6 @@
 """scripts/bench/ncu_compare.py and ncu_stalls.py from the command line: the tables the committed Nsight Compute runs
 wrote (results/h200/hopper_ws/2026-11-28-ncu-*), printed again from their reports."""
+import os
 import tarfile
 
 import pytest
@@ -32,3 +33,11 @@ def test_ncu_stalls_prints_the_committed_pc_sampling_table(tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stdout == (run / "pc_sampling.md").read_text()
     assert "| all | 25903 | 26043 |" in p.stdout
+
+
+def test_ncu_compare_orders_equal_stall_reasons_the_same_in_every_run():
+    # math_pipe_throttle and no_instruction both 0.04 for the first kernel: report order, whatever the hash seed
+    report = RUNS / "2026-11-28-ncu-stalls" / "fp16-d128-n4096"
+    for seed in "0123":
+        p = run_script("bench/ncu_compare.py", f"{report}.log", env=dict(os.environ, PYTHONHASHSEED=seed))
+        assert p.stdout == (RUNS / f"{report}.md").read_text(), seed
