@@ -99,3 +99,31 @@ class TestWindowLinear:
         # n = 4, w = 1: rows attend 2, 3, 3, 2 keys
         assert window_linear_torch.in_window_pairs(4, 1) == 10
         assert window_linear_torch.in_window_pairs(8192, 8192) == 8192 ** 2
+
+
+class TestTheirTables:
+    """The markdown each comparison writes from its JSON: the committed runs' .md files (titles aside, reworded since)."""
+
+    def body(self, text):
+        return text.splitlines()[1:]
+
+    def test_similarity(self):
+        report = json.loads((FAMILIES / "compare" / "similarity_torch.json").read_text())
+        for name in ("strategy_table_n8192", "strategy_table_n1024"):
+            for row in report[name]:  # the head counts, int keys before JSON made them strings
+                row["pairs_per_s"] = {int(h): v for h, v in row["pairs_per_s"].items()}
+        md = similarity_torch.markdown(report)
+        assert self.body(md) == self.body((FAMILIES / "compare" / "similarity_torch.md").read_text())
+        assert "| 4 projected |" in md
+
+    def test_deformable(self):
+        report = json.loads((FAMILIES / "compare" / "deformable_torch.json").read_text())
+        md = deformable_torch.markdown(report)
+        assert self.body(md) == self.body((FAMILIES / "compare" / "deformable_torch.md").read_text())
+        assert "| detr-p4 |" in md
+
+    def test_window_linear(self):
+        d = RESULTS / "h200" / "hopper_ws" / "full" / "window_torch"
+        doc = json.loads((d / "window_linear_torch.json").read_text())
+        md = window_linear_torch.markdown(doc["meta"], doc["results"], doc["attn_tune_best"])
+        assert md == (d / "window_linear_torch.md").read_text()
