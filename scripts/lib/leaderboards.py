@@ -3,9 +3,10 @@
 
 A leaderboard (`attn-tune sweep --out`, schema attn-tune.leaderboard/1 or /2) holds one group per (kernel,
 shape); each entry of a group is one configuration with its status, and the ok ones carry a rank. Rank 1 is
-the winner after attn-tune's tie rule: configurations within the noise of each other are timed again in
-turns and ordered by fewest registers, then least shared memory, then configuration order, so the winner
-need not have the smallest median. Scripts pick by rank, never by the smallest median.
+the winner, and need not have the smallest median: configurations within the noise of each other are timed
+again in turns and ordered by the tie rule (fewest registers, then least shared memory, then configuration
+order); a staged sweep's confirmed results rank before its screened ones; an ok entry that fails a required
+check (--require) keeps its time but has no rank. So scripts pick by rank, never by the smallest median.
 
 From a script in scripts/DIR/:
 

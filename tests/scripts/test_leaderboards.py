@@ -2,6 +2,7 @@
 
 data/tied_leaderboard.json: in prefill / fp16-d64-n1024 the winner (rank 1, 0.100 ms) is slower than rank 2
 (0.098 ms, tied with it) and than a wrong answer (0.050 ms, no rank); its entries are not in rank order in the file.
+In decode / fp16-h32-kv8-n4096 an ok entry that failed a required check (0.040 ms) has no rank.
 """
 import gzip
 import json
@@ -33,6 +34,14 @@ def test_the_winner_is_rank_1_though_others_have_smaller_medians(board):
     assert leaderboards.winners(board)[("prefill", "fp16-d64-n1024")]["key"] == WINNER
 
 
+def test_an_entry_failing_a_required_check_is_no_winner(board):
+    g = leaderboards.group(board, "decode", "fp16-h32-kv8-n4096")
+    excluded = next(e for e in g["entries"] if "excluded" in e)
+    assert excluded["status"] == "ok" and leaderboards.median_ms(excluded) < leaderboards.median_ms(leaderboards.best(g))
+    assert leaderboards.best(g)["key"] == "NUM_SPLITS=8,DEC_THREADS=128"
+    assert excluded["key"] not in leaderboards.medians(g)
+
+
 def test_ranked_entries_are_the_ok_ones_in_rank_order(board):
     g = prefill(board)
     assert [e["key"] for e in g["entries"]][:2] == [FASTER_TIED, WINNER]  # the file's order is not the ranks'
@@ -62,12 +71,12 @@ def test_groups_by_name_or_glob(board):
 
 
 def test_entries_params_ties_and_statuses(board):
-    assert len(leaderboards.entries(board)) == 13
+    assert len(leaderboards.entries(board)) == 14
     assert leaderboards.params(leaderboards.best(prefill(board))) == {"BLOCK_M": 128, "BLOCK_N": 64}
     assert leaderboards.tied(prefill(board)) == [WINNER, FASTER_TIED]
     assert leaderboards.tied(leaderboards.group(board, "decode", "fp16-h32-kv8-n4096")) == []
     assert leaderboards.median_ms(prefill(board)["entries"][-1]) is None  # skipped: never timed
-    assert leaderboards.status_counts(board) == {"ok": 9, "incorrect": 1, "skipped": 3}
+    assert leaderboards.status_counts(board) == {"ok": 10, "incorrect": 1, "skipped": 3}
     assert not leaderboards.all_ok(board)  # the wrong answer
 
 
@@ -117,7 +126,7 @@ class TestCommandLine:
     def test_statuses_name_the_wrong_answer_and_fail(self):
         p = run_script("lib/leaderboards.py", "statuses", TIED)
         assert p.returncode == 1
-        assert p.stdout.splitlines() == ["incorrect 1, ok 9, skipped 3",
+        assert p.stdout.splitlines() == ["incorrect 1, ok 10, skipped 3",
                                          f"  {FAST_WRONG} on fp16-d64-n1024: incorrect rel_l2 0.5 over 0.01"]
 
     def test_statuses_of_a_real_verification_pass(self):
