@@ -40,6 +40,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -106,10 +107,10 @@ def key_of(c):
 
 # ---- attn-tune side ----------------------------------------------------------------
 
-def run_attn_tune(exe, shape_name, out_dir, cache_dir, label):
+def run_attn_tune(exe, shape_name, out_dir, cache_dir, label, extra=()):
     out = out_dir / f"attn_tune_{label}.json"
     cmd = [exe, "sweep", SPEC, "-k", KERNEL, "-s", shape_name, "--out", str(out), "--overwrite", "-q",
-           "--cache-dir", str(cache_dir)]
+           "--cache-dir", str(cache_dir), *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -137,6 +138,9 @@ def run_attn_tune(exe, shape_name, out_dir, cache_dir, label):
         "compile": compile_line.split(":", 1)[1].strip() if compile_line else "",
         "compile_ms_sum": compile_ms,
         "timing_s_sum": timing_s,
+        "stages": {stage: sum(1 for e in ok if e.get("stage", "thorough") == stage)
+                   for stage in ("screen", "race", "confirm", "thorough")},
+        "replayed": sum(1 for e in entries if e.get("replayed")),
         "medians": {e["key"]: e["timing"]["median_ms"] for e in ok},
         "noise": {e["key"]: e["timing"]["rel_noise"] for e in ok},
     }
@@ -264,12 +268,15 @@ def kernel_tuner_child(args):
     }, open(args.child_out, "w"), indent=1)
 
 
-def run_kernel_tuner(shape_name, out_dir, cache_file, label):
+def run_kernel_tuner(shape_name, out_dir, cache_file, label, cupy_cache):
     child_out = out_dir / f"kernel_tuner_{label}.json"
     cmd = [sys.executable, __file__, "--kernel-tuner-child", "--shape", shape_name, "--kt-cache", str(cache_file),
            "--child-out", str(child_out)]
+    # CuPy keeps compiled kernels in its own cache (~/.cupy/kernel_cache by default): the empty-cache run gets an
+    # empty one, as attn-tune gets an empty --cache-dir; the re-run finds what the empty-cache run left.
+    env = dict(os.environ, CUPY_CACHE_DIR=str(cupy_cache))
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=out_dir, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=out_dir, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     (out_dir / f"kernel_tuner_{label}.log.txt").write_text(proc.stdout + proc.stderr)
     if proc.returncode != 0:
@@ -306,13 +313,17 @@ def markdown(report):
         f"- date: {report['date']}; attn-tune {report['attn_tune_version']}; Kernel Tuner {kt_c.get('kernel_tuner')}",
         f"- command: `{report['command']}`",
         "",
-        "| run | wall s | configurations verified | winner | winner ms | compile |",
+        f"- wall times: medians of {len(at_c['wall_s_runs'])} repetitions, each from empty caches (attn-tune's "
+        "--cache-dir, CuPy's CUPY_CACHE_DIR, Kernel Tuner's cache file), one side after the other",
+        f"- attn-tune's stages (empty cache): {at_c['stages']}; re-sweep: {at_w['replayed']} results replayed",
+        "",
+        "| run | wall s (median) | configurations verified | winner | winner ms | compile |",
         "| --- | ---: | ---: | --- | ---: | --- |",
         f"| attn-tune, empty cache | {at_c['wall_s']:.1f} | {at_c['verified']}/{at_c['configs']} | `{at_c['winner']}` | "
         f"{at_c['winner_ms']:.4f} | {at_c['compile']} |",
         f"| Kernel Tuner, empty cache | {kt_c['wall_s']:.1f} | {kt_c['verified']}/{kt_c['configs']} | `{kt_c['winner']}` | "
         f"{kt_c['winner_ms']:.4f} | {(kt_c['totals'].get('total_compile_time') or 0) / 1000:.1f} s compiling |",
-        f"| attn-tune, re-sweep (compile cache) | {at_w['wall_s']:.1f} | {at_w['verified']}/{at_w['configs']} | "
+        f"| attn-tune, re-sweep (compile cache, measurement store) | {at_w['wall_s']:.1f} | {at_w['verified']}/{at_w['configs']} | "
         f"`{at_w['winner']}` | {at_w['winner_ms']:.4f} | {at_w['compile']} |",
         f"| Kernel Tuner, re-run (cache file) | {kt_w['wall_s']:.1f} | {kt_w['verified']}/{kt_w['configs']} | "
         f"`{kt_w['winner']}` | {kt_w['winner_ms']:.4f} | answered from its cache file |",
@@ -320,7 +331,15 @@ def markdown(report):
         f"- complete sweep: attn-tune {kt_c['wall_s'] / at_c['wall_s']:.2f}x sooner than Kernel Tuner "
         f"(target: >= 3x)",
         f"- re-sweep: attn-tune {kt_w['wall_s'] / at_w['wall_s']:.2f}x sooner "
-        f"(target: >= 20x); {'attn-tune verifies and times every configuration again, Kernel Tuner replays its cache file without running anything' if at_w['wall_s'] > kt_w['wall_s'] else 'both re-sweeps skip compilation'}",
+        f"(target vs Kernel Tuner: none); attn-tune's re-sweep {at_c['wall_s'] / at_w['wall_s']:.1f}x sooner than "
+        "its first sweep (target: >= 20x)",
+        f"- runs (s): " + "; ".join(f"{k} {', '.join(f'{x:.2f}' for x in r['wall_s_runs'])}" for k, r in
+                                     (("attn-tune cold", at_c), ("attn-tune re-sweep", at_w),
+                                      ("Kernel Tuner cold", kt_c), ("Kernel Tuner re-run", kt_w))),
+        f"- compile caches warm, nothing measured kept (attn-tune --remeasure; Kernel Tuner without its cache file): "
+        f"attn-tune {report['attn_tune_compiled']['wall_s']:.2f} s, Kernel Tuner "
+        f"{report['kernel_tuner_compiled']['wall_s']:.2f} s: "
+        f"{report['kernel_tuner_compiled']['wall_s'] / report['attn_tune_compiled']['wall_s']:.2f}x sooner",
         f"- winners (empty-cache runs): {winner_agreement(at_c, kt_c)}",
         "",
         "Where the time goes (seconds):",
@@ -350,6 +369,7 @@ def main():
     ap.add_argument("--attn-tune", default=str(REPO / "build-gpu/app/attn-tune"))
     ap.add_argument("--shape", default="prefill-1k-causal-gqa")
     ap.add_argument("--out", default=os.environ.get("OUT", "results/compare/kernel_tuner_race"))
+    ap.add_argument("--repeats", type=int, default=3, help="repetitions of the four runs; wall times are medians")
     ap.add_argument("--kernel-tuner-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--kt-cache", help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
@@ -361,18 +381,36 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     spec, shape, kernel = load_spec(args.shape)
     space = len(valid_configs(kernel, shape["D"]))
-    work = Path(tempfile.mkdtemp(prefix="kt-race-"))
-    try:
-        at_cache, kt_cache = work / "attn-tune-cache", out_dir / "kernel_tuner_cache.json"
-        if kt_cache.exists():
+    # Each repetition starts both sides from empty caches, one after the other, and then re-runs each with what
+    # its first run left; the ratios are the medians over the repetitions (the files are the last repetition's).
+    runs = {"attn_tune_cold": [], "attn_tune_warm": [], "kernel_tuner_cold": [], "kernel_tuner_warm": [],
+            "attn_tune_compiled": [], "kernel_tuner_compiled": []}
+    for _ in range(args.repeats):
+        work = Path(tempfile.mkdtemp(prefix="kt-race-"))
+        try:
+            at_cache, kt_cache = work / "attn-tune-cache", out_dir / "kernel_tuner_cache.json"
+            if kt_cache.exists():
+                kt_cache.unlink()
+            # Kernel Tuner first: the GPU is equally idle for both cold runs.
+            runs["kernel_tuner_cold"].append(run_kernel_tuner(args.shape, out_dir, kt_cache, "cold", work / "cupy"))
+            runs["attn_tune_cold"].append(run_attn_tune(args.attn_tune, args.shape, out_dir, at_cache, "cold"))
+            runs["kernel_tuner_warm"].append(run_kernel_tuner(args.shape, out_dir, kt_cache, "warm", work / "cupy"))
+            runs["attn_tune_warm"].append(run_attn_tune(args.attn_tune, args.shape, out_dir, at_cache, "warm"))
+            # Compile caches warm, nothing measured kept: every configuration verified and timed again.
             kt_cache.unlink()
-        # Kernel Tuner first: the GPU is equally idle for both cold runs.
-        kt_cold = run_kernel_tuner(args.shape, out_dir, kt_cache, "cold")
-        at_cold = run_attn_tune(args.attn_tune, args.shape, out_dir, at_cache, "cold")
-        kt_warm = run_kernel_tuner(args.shape, out_dir, kt_cache, "warm")
-        at_warm = run_attn_tune(args.attn_tune, args.shape, out_dir, at_cache, "warm")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            runs["kernel_tuner_compiled"].append(run_kernel_tuner(args.shape, out_dir, kt_cache, "compiled",
+                                                                  work / "cupy"))
+            runs["attn_tune_compiled"].append(run_attn_tune(args.attn_tune, args.shape, out_dir, at_cache, "compiled",
+                                                            ["--remeasure"]))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    last = {}
+    for k, rs in runs.items():
+        last[k] = dict(rs[-1])
+        last[k]["wall_s_runs"] = [x["wall_s"] for x in rs]
+        last[k]["wall_s"] = statistics.median(last[k]["wall_s_runs"])
+    at_cold, at_warm, kt_cold, kt_warm = (last[k] for k in ("attn_tune_cold", "attn_tune_warm", "kernel_tuner_cold",
+                                                            "kernel_tuner_warm"))
     lb = leaderboards.load(out_dir / "attn_tune_cold.json")
     version = subprocess.run([args.attn_tune, "--version"], capture_output=True, text=True).stdout.strip()
     report = {
@@ -385,6 +423,7 @@ def main():
         "command": " ".join([Path(sys.executable).name] + sys.argv),
         "attn_tune_cold": at_cold, "attn_tune_warm": at_warm,
         "kernel_tuner_cold": kt_cold, "kernel_tuner_warm": kt_warm,
+        "attn_tune_compiled": last["attn_tune_compiled"], "kernel_tuner_compiled": last["kernel_tuner_compiled"],
     }
     (out_dir / "kernel_tuner_race.json").write_text(json.dumps(report, indent=1) + "\n")
     (out_dir / "kernel_tuner_race.md").write_text(markdown(report))

@@ -267,7 +267,8 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, const Measure
 
   const TimingSettings t = stage_timing(settings_.timing, settings_.measure, step);
   const bool warm_by_time = warm_up_by_time(settings_.measure, step, device_.info().kind == "gpu",
-                                            last_timed_s_ < 0 ? -1.0 : now_s() - last_timed_s_);
+                                            last_timed_s_ < 0 ? -1.0 : now_s() - last_timed_s_, last_stage_);
+  last_stage_ = step.stage;
   try {
     std::unique_ptr<CapturedRun> graph;
     if (t.policy == TimingPolicy::graph) graph = device_.capture(*plan.program, plan.launches, args);

@@ -101,6 +101,7 @@ class Evaluator {
   std::unique_ptr<Buffer> workspace_;
   Checker checker_;
   double last_timed_s_ = -1;  // when the device last finished sampling (steady clock); < 0: never here
+  Stage last_stage_ = Stage::screen;  // the stage timed last
 };
 
 }  // namespace attn

@@ -21,9 +21,10 @@ TimingSettings stage_timing(const TimingSettings& full, const MeasureSettings& m
   return t;
 }
 
-bool warm_up_by_time(const MeasureSettings& measure, const MeasureStep& step, bool gpu, double idle_s) {
+bool warm_up_by_time(const MeasureSettings& measure, const MeasureStep& step, bool gpu, double idle_s, Stage previous) {
   if (!gpu) return false;
-  if (!measure.staged() || step.stage == Stage::confirm || step.stage == Stage::thorough) return true;
+  if (!measure.staged() || step.stage == Stage::thorough) return true;
+  if (step.stage == Stage::confirm && previous != Stage::confirm) return true;
   return idle_s < 0 || idle_s > measure.idle_gap_s;
 }
 

@@ -14,9 +14,10 @@ MeasureStep first_step(const MeasureSettings& measure);
 TimingSettings stage_timing(const TimingSettings& full, const MeasureSettings& measure, const MeasureStep& step);
 
 // Whether a GPU is warmed up for warmup_s before this timing. The device state is kept per sweep, not per
-// configuration: in a staged sweep, when this process first times (IDLE_S < 0), after an idle gap, and before each
-// confirmation (measured at the sustained clock); between screens and race rounds the samples of one
-// configuration follow the last one's. Thorough: before every timing.
-bool warm_up_by_time(const MeasureSettings& measure, const MeasureStep& step, bool gpu, double idle_s);
+// configuration: in a staged sweep, when this process first times (IDLE_S < 0), after an idle gap, and when the
+// confirmations begin (PREVIOUS, the stage timed last, is not a confirmation): screens and race rounds are short
+// bursts with verification between them, confirmations are measured at the sustained clock, one after the other.
+// Otherwise the samples of one configuration follow the last one's. Thorough: before every timing.
+bool warm_up_by_time(const MeasureSettings& measure, const MeasureStep& step, bool gpu, double idle_s, Stage previous);
 
 }  // namespace attn

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/flash_attn_decode_large.json -s fp16-h32-kv8-n4096 --device cuda:0 --cache-dir /tmp/staged-decode-cache --measure thorough --shard 1/16 --remeasure --out /root/out/decode/thorough_share.json 

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune bench configs/flash_attn_decode_large.json -s fp16-h32-kv8-n4096 --device cuda:0 --set NUM_SPLITS=4\,DEC_THREADS=128\,DEC_STAGES=2\,DEC_UNROLL=1\,SPLIT_MODE=0 --json 

@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune bench configs/flash_attn_f32_f16_cuda.json -k prefill -s prefill-1k-causal-gqa --set BLOCK_M=128\,BLOCK_N=64\,DV_TILE=64 --device cuda:0 --min-samples 200 --max-samples 5000 --max-time 4 --json 
