@@ -14,7 +14,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build git pkg-config
-  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libmuparser-dev libssl-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libmuparser-dev libssl-dev zlib1g-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   slurm-wlm munge
   libgtest-dev libvalijson-dev

@@ -65,6 +65,9 @@ nlohmann::json t4_results(const Leaderboard& leaderboard, const LeaderboardGroup
                             {"invalidity", t4_invalidity(r)},
                             {"correctness", r.verify && r.verify->passed ? 1 : 0},
                             {"measurements", measurements(r)}};
+    // T4 folds crashes, host OOM and skips into `runtime`: attn-tune's own status keeps an import exact.
+    entry["status"] = status_name(r.status);
+    if (!r.reason.empty()) entry["reason"] = r.reason;
     if (!leaderboard.created_utc.empty()) entry["timestamp"] = leaderboard.created_utc;
     results.push_back(std::move(entry));
   }
@@ -75,6 +78,7 @@ nlohmann::json t4_results(const Leaderboard& leaderboard, const LeaderboardGroup
             {"kernel", group.kernel},
             {"shape", group.shape},
             {"shape_fields", group.shape_fields},
+            {"parameters", group.param_names()},  // a configuration's order (JSON objects have none)
             {"spec", leaderboard.spec_name},
             {"device", leaderboard.device.name}}}};
 }
