@@ -72,7 +72,7 @@ TEST(ReplayCommand, ReportsEvaluationsToWithinOneThreeAndFivePercentForEachGroup
 }
 
 // The large recorded space the strategy benchmark searches: 2,016 configurations on each of four decode shapes.
-std::filesystem::path recorded_large() { return test::source_dir() / "results/h200/large/flash_attn_decode_large.json"; }
+std::filesystem::path recorded_large() { return test::source_dir() / "results/h200/large/flash_attn_decode_large.json.gz"; }
 
 TEST(ReplayCommand, TheDefaultStrategyOnTheLargeRecordedSpaceStaysInItsBudgetAndFindsRecordedConfigurations) {
   const Leaderboard lb = read_leaderboard(recorded_large());
