@@ -7,7 +7,7 @@
 #       with the defaults, then a thorough sweep of every 16th configuration (its wall time x 16 is today's default's),
 #       then the staged top 4 measured thorough
 #   OUT=DIR bash scripts/gpu/staged_measurement.sh agreement  # the warp-specialized prefill kernel swept (staged,
-#       6 random configurations a shape) on the 15 prefill anchors and two long shapes, then the comparison
+#       4 random configurations a shape) on the 15 prefill anchors and two long shapes, then the comparison
 #       script's interleaved timing of each winner beside the leaderboard's median
 #
 # Each part writes DIR/<part>/ with every step's .cmd, .log and .rc, and the leaderboards.
@@ -25,6 +25,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit,temperature.gpu 
 B=$ATTN_TUNE
 failures=0
 # What comes back from the GPU machine is few files: everything but the summary goes into one archive.
+trap 'exit 143' TERM  # a timeout still archives what was done
 trap 'cd "$out/.." && tar czf "$part.tgz" "$part" && find "$part" -type f ! -name "*.md" ! -name host.txt ! -name "*.rc" -delete' EXIT
 
 case "$part" in
@@ -64,14 +65,14 @@ print(';'.join(e['key'] for e in leaderboards.ranked(g)[:4]))" "$out/staged.json
     ;;
   agreement)
     A15=fp16-d64-n1024,fp16-d64-n1024-causal,fp16-d64-n4096,fp16-d64-n4096-causal,fp16-d64-n16384,fp16-d64-n16384-causal,fp16-d128-n1024,fp16-d128-n1024-causal,fp16-d128-n4096,fp16-d128-n4096-causal,fp16-d128-n16384,fp16-d128-n16384-causal,bf16-d128-n4096,bf16-d128-n4096-causal,bf16-d64-n4096
-    sweep=(--device cuda:0 --strategy random --budget-evals 6 --seed 1)
-    run_step sweep_anchors 0 timeout 300 "$B" sweep configs/flash_attn_fwd_ws.json --shape "$A15" "${sweep[@]}" \
+    sweep=(--device cuda:0 --strategy random --budget-evals 4 --seed 1)
+    run_step sweep_anchors 0 timeout 200 "$B" sweep configs/flash_attn_fwd_ws.json --shape "$A15" "${sweep[@]}" \
       --out "$out/ws_anchors.json"
     run_step sweep_llama 0 timeout 120 "$B" sweep configs/flash_attn_fwd_ws.json \
       --shape 'fp16-d128-n4096-causal[B=2,Hq=32,Hkv=8,Nq=3000,Nkv=3000]' "${sweep[@]}" --out "$out/ws_llama.json"
     run_step sweep_long 0 timeout 120 "$B" sweep configs/flash_attn_fwd_ws.json \
       --shape 'bf16-d128-n4096[B=1,Hq=16,Nq=8000,Nkv=8000]' "${sweep[@]}" --out "$out/ws_long.json"
-    run_step peers 0 timeout 400 python3 scripts/compare/attention_peers.py --attn-tune "$B" \
+    run_step peers 0 timeout 200 python3 scripts/compare/attention_peers.py --attn-tune "$B" \
       --leaderboard "$out/ws_anchors.json" --leaderboard "$out/ws_llama.json" --leaderboard "$out/ws_long.json" \
       --reps 3 --peers fa2 --out "$out/peers"
     cat "$out/peers/attention_peers.md" 2>/dev/null | head -60
