@@ -12,6 +12,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/interrupt.hpp"
 #include "tuner/core/text_file.hpp"
+#include "tuner/export/device_keys.hpp"
 #include "tuner/plan/run_plan.hpp"
 #include "tuner/plan/run_resolver.hpp"
 #include "tuner/record/journal.hpp"
@@ -48,21 +49,11 @@ class InterruptGuard {
   void (*old_term_)(int);
 };
 
-std::string slug(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (keep) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    else if (!out.empty() && out.back() != '-') out += '-';
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "device" : out;
-}
-
 }  // namespace
 
 std::filesystem::path default_leaderboard_path(const std::string& spec_name, const std::string& device_name) {
-  return std::filesystem::path("runs") / fmt::format("{}.{}.json", spec_name, slug(device_name));
+  const std::string device = slug(device_name);
+  return std::filesystem::path("runs") / fmt::format("{}.{}.json", spec_name, device.empty() ? "device" : device);
 }
 
 namespace {
