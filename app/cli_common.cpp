@@ -88,8 +88,9 @@ void add_cache_options(CLI::App* cmd, CompileCacheSettings& s) {
 
 void add_measure_options(CLI::App* cmd, MeasureSettings& m, bool& remeasure) {
   auto* g = cmd->add_option_group(
-      "Measurement", "Where the measurement effort goes (docs/timing.md, \"Stages\"): staged by default, every verified\n"
-                     "configuration screened with a few samples, the clear losers retired by a race, the top confirmed in full");
+      "Measurement",
+      "Where the measurement effort goes (docs/timing.md, \"Stages\"): staged by default, every verified\n"
+      "configuration screened with a few samples, the clear losers retired by a race, the top confirmed in full");
   g->add_option_function<std::string>(
        "--measure", [&m](const std::string& name) { m.mode = measure_mode_from_name(name); },
        "staged (screen, race, confirm; default) or thorough (every configuration sampled to the noise target, "

@@ -99,7 +99,8 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
         fmt::print(stderr, "measured:    {} results answered from an earlier sweep ({}); --remeasure measures again\n",
                    outcome.replayed, outcome.store_path.string());
       if (outcome.race.screened > 0)
-        fmt::print(stderr, "stages:      {} screened, {} retired by the race, {} confirmed in full (--measure thorough "
+        fmt::print(stderr,
+                   "stages:      {} screened, {} retired by the race, {} confirmed in full (--measure thorough "
                    "measures every one in full)\n",
                    outcome.race.screened, outcome.race.retired, outcome.race.confirmed);
       fmt::print(stderr, "leaderboard: {}\njournal:     {}\n", outcome.leaderboard_path.string(),

@@ -80,7 +80,7 @@ def select_spaces(files, min_configs, per_kernel, large):
                 if i >= per_kernel and len(g["entries"]) < large:
                     continue
                 spaces.append({"file": str(f), "kernel": kernel, "shape": g["shape"], "group": g,
-                               "label": f"{Path(f).stem}/{kernel}/{g['shape']}", "size": len(g["entries"])})
+                               "label": f"{Path(f).name.removesuffix('.gz').removesuffix('.json')}/{kernel}/{g['shape']}", "size": len(g["entries"])})
     return spaces
 
 

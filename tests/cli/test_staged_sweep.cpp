@@ -25,8 +25,8 @@ struct Swept {
 // programs.
 Swept sweep(const test::TempDir& dir, const std::string& name, std::vector<std::string> extra = {}) {
   const fs::path out = dir / name;
-  std::vector<std::string> args = {"sweep", "tests/data/stages.json", "--device", "opencl:0:0", "--out", out.string(),
-                                   "--confirm-top", "2", "-q"};
+  std::vector<std::string> args = {"sweep",      "tests/data/stages.json", "--device", "opencl:0:0", "--out",
+                                   out.string(), "--confirm-top",          "2",        "-q"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = test::run_cli(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -16,11 +16,13 @@ TABLE = json.loads((RESULTS / "search" / "table.json").read_text())
 def spaces(monkeypatch):
     monkeypatch.chdir(REPO)  # the table records the files relative to the repository
     files = [a for a in shlex.split(TABLE["command"])[1:] if a.endswith(".json")]
+    # The large recorded space is gzipped since the table was made (results/h200/large/README.md).
+    files = [a if (REPO / a).exists() else a + ".gz" for a in files]
     return search_bench.select_spaces(files, 40, 2, TABLE["large"])
 
 
 def test_the_spaces_and_budgets_of_the_committed_table(spaces):
-    assert [(s["label"], s["file"], s["size"]) for s in spaces] == [
+    assert [(s["label"], s["file"].removesuffix(".gz"), s["size"]) for s in spaces] == [
         (s["label"], s["file"], s["size"]) for s in TABLE["spaces"]]
     assert [search_bench.budget_of(s, TABLE["budget_fraction"], TABLE["large"]) for s in spaces] == [
         s["budget"] for s in TABLE["spaces"]]

@@ -47,7 +47,7 @@ TEST(ImportedResults, AKernelTunerCacheFileIsOneRankedGroupWithItsFailuresAsStat
   EXPECT_EQ(g.param_names(), kt.at("tune_params_keys").get<std::vector<std::string>>());  // the file's order
   ASSERT_NE(g.best(), nullptr);
   EXPECT_DOUBLE_EQ(g.best()->timing->median_ms, fastest_ms);  // Kernel Tuner's `time`, the objective
-  std::string key_values;  // the cache's own key: the values joined with commas
+  std::string key_values;                                     // the cache's own key: the values joined with commas
   for (const auto& [_, v] : g.best()->job.config) key_values += (key_values.empty() ? "" : ",") + v.text();
   EXPECT_EQ(key_values, fastest);
 }
@@ -123,8 +123,9 @@ TEST(ImportedResults, ABadFieldIsNamed) {
   fails(R"({"schema_version": "1.0.0", "results": [{"configuration": {"X": 1}, "invalidity": "correct"}]})",
         "results[0].measurements: a correct result without a `time` measurement");
   // Kernel Tuner's InvalidConfig is a skip; a plain .json reads as the .json.gz does.
-  const Leaderboard lb = read_leaderboard(
-      dir.write("ok.json", R"({"tune_params_keys": ["X"], "cache": {"1": {"X": 1, "time": 2.0}, "2": {"X": 2, "time": "InvalidConfig"}}})"));
+  const Leaderboard lb = read_leaderboard(dir.write(
+      "ok.json",
+      R"({"tune_params_keys": ["X"], "cache": {"1": {"X": 1, "time": 2.0}, "2": {"X": 2, "time": "InvalidConfig"}}})"));
   EXPECT_EQ(lb.groups.front().counts().at("skipped"), 1);
 }
 

@@ -16,6 +16,14 @@ namespace attn::test {
 
 namespace fs = std::filesystem;
 
+namespace {
+// The tests measure. Their sweeps share the default compile cache, and the measurement store beside it would
+// answer one test's sweep from another's; the store's own tests turn it on for a cache folder of their own.
+// Set here, in every test process, so that the attn-tune processes the tests start inherit it. (A second variable
+// in ctest's ENVIRONMENT, a list, is split off by gtest_discover_tests.)
+const bool g_store_off = [] { return ::setenv("ATTN_TUNE_MEASUREMENT_STORE", "0", 0) == 0; }();
+}  // namespace
+
 fs::path source_dir() { return ATTN_TUNE_SOURCE_DIR; }
 fs::path binary() { return ATTN_TUNE_BINARY; }
 fs::path data(const std::string& name) { return source_dir() / "tests" / "data" / name; }

@@ -51,7 +51,8 @@ struct FakeDevice {
   }
   std::vector<ConfigResult> screen_all() const {
     std::vector<ConfigResult> out;
-    for (std::size_t x = 0; x < times.size(); ++x) out.push_back(measure(job_of(static_cast<long long>(x)), first_step(settings.measure)));
+    for (std::size_t x = 0; x < times.size(); ++x)
+      out.push_back(measure(job_of(static_cast<long long>(x)), first_step(settings.measure)));
     return out;
   }
   MeasureAgain again() {
@@ -105,14 +106,14 @@ TEST(StageTiming, AScreenIsAFewSamplesARaceRoundDoublesAndAConfirmationIsTheFull
 TEST(StageTiming, AGpuIsWarmedUpOnceThenOnlyAfterAnIdleGapAndWhenTheConfirmationsBegin) {
   MeasureSettings m;  // idle_gap_s 1
   const Stage screen = Stage::screen, confirm = Stage::confirm;
-  EXPECT_TRUE(warm_up_by_time(m, {screen, 0}, true, -1, screen));    // the worker's first timing
+  EXPECT_TRUE(warm_up_by_time(m, {screen, 0}, true, -1, screen));     // the worker's first timing
   EXPECT_FALSE(warm_up_by_time(m, {screen, 0}, true, 0.05, screen));  // right after the last configuration
   EXPECT_FALSE(warm_up_by_time(m, {Stage::race, 1}, true, 0.5, Stage::race));
-  EXPECT_TRUE(warm_up_by_time(m, {screen, 0}, true, 2.0, screen));     // idle: the clock has risen again
+  EXPECT_TRUE(warm_up_by_time(m, {screen, 0}, true, 2.0, screen));         // idle: the clock has risen again
   EXPECT_TRUE(warm_up_by_time(m, {confirm, 0}, true, 0.01, Stage::race));  // to the sustained clock
-  EXPECT_FALSE(warm_up_by_time(m, {confirm, 0}, true, 0.01, confirm));    // already there
-  EXPECT_TRUE(warm_up_by_time(m, {confirm, 0}, true, 3.0, confirm));      // idle in between
-  EXPECT_FALSE(warm_up_by_time(m, {screen, 0}, false, -1, screen));       // a CPU has no boost to wait out
+  EXPECT_FALSE(warm_up_by_time(m, {confirm, 0}, true, 0.01, confirm));     // already there
+  EXPECT_TRUE(warm_up_by_time(m, {confirm, 0}, true, 3.0, confirm));       // idle in between
+  EXPECT_FALSE(warm_up_by_time(m, {screen, 0}, false, -1, screen));        // a CPU has no boost to wait out
   EXPECT_TRUE(warm_up_by_time(MeasureSettings{MeasureMode::thorough}, {Stage::thorough, 0}, true, 0.01, Stage::thorough));
 }
 

@@ -100,7 +100,7 @@ class Evaluator {
   std::map<std::string, std::unique_ptr<Program>> programs_;  // by -D string
   std::unique_ptr<Buffer> workspace_;
   Checker checker_;
-  double last_timed_s_ = -1;  // when the device last finished sampling (steady clock); < 0: never here
+  double last_timed_s_ = -1;          // when the device last finished sampling (steady clock); < 0: never here
   Stage last_stage_ = Stage::screen;  // the stage timed last
 };
 

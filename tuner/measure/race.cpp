@@ -62,9 +62,8 @@ void race_group(std::vector<ConfigResult*> alive, const MeasureAgain& measure, c
   int rounds = 0;
   for (int round = 0;; ++round) {
     const SampleStats best = *fastest(alive)->timing;
-    std::erase_if(alive, [&](const ConfigResult* r) {
-      return clearly_slower(*r->timing, best, m.race_margin, m.race_confidence);
-    });
+    std::erase_if(alive,
+                  [&](const ConfigResult* r) { return clearly_slower(*r->timing, best, m.race_margin, m.race_confidence); });
     if (alive.size() <= top || round >= m.race_rounds) break;
     measure_again(alive, measure, {Stage::race, round}, summary, note);
     ++rounds;
@@ -81,7 +80,11 @@ void race_group(std::vector<ConfigResult*> alive, const MeasureAgain& measure, c
                      alive.front()->job.shape, entered, entered - alive.size(), rounds, alive.size()));
   // Ties among the confirmed, measured again in full.
   resolve_tied_set(
-      alive, [&](const std::vector<Job>& jobs) { return measure(jobs, {Stage::confirm, 0}); }, settings.ties, note);
+      alive,
+      [&](const std::vector<Job>& jobs) {
+        return measure(jobs, {Stage::confirm, 0});
+      },
+      settings.ties, note);
 }
 
 }  // namespace

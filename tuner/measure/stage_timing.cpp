@@ -4,9 +4,7 @@
 
 namespace attn {
 
-MeasureStep first_step(const MeasureSettings& measure) {
-  return {measure.staged() ? Stage::screen : Stage::thorough, 0};
-}
+MeasureStep first_step(const MeasureSettings& measure) { return {measure.staged() ? Stage::screen : Stage::thorough, 0}; }
 
 TimingSettings stage_timing(const TimingSettings& full, const MeasureSettings& measure, const MeasureStep& step) {
   TimingSettings t = full;

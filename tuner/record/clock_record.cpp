@@ -59,9 +59,8 @@ std::optional<ClockRecord> ClockRecord::of(const std::vector<ClockReading>& read
 }
 
 bool ClockRecord::power_capped() const {
-  return std::any_of(reasons.begin(), reasons.end(), [](const std::string& r) {
-    return r == "sw_power_cap" || r == "hw_power_brake_slowdown";
-  });
+  return std::any_of(reasons.begin(), reasons.end(),
+                     [](const std::string& r) { return r == "sw_power_cap" || r == "hw_power_brake_slowdown"; });
 }
 
 std::string ClockRecord::state_text() const {

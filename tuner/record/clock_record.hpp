@@ -16,7 +16,7 @@ namespace attn {
 
 struct ClockRecord {
   double sm_mhz_min = 0, sm_mhz_median = 0, sm_mhz_max = 0;  // the state measured in: the observed SM clock band
-  double expected_sm_mhz = 0;  // the clock samples are held against (0: unknown)
+  double expected_sm_mhz = 0;                                // the clock samples are held against (0: unknown)
   std::optional<double> mem_mhz_min, mem_mhz_median;
   std::optional<double> power_w_median, power_w_max;
   std::optional<double> temperature_c_max;

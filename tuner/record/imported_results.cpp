@@ -79,8 +79,7 @@ ResultsFormat results_format(const nlohmann::json& j) {
       j.at("schema").get<std::string>().starts_with(kLeaderboardSchemaPrefix))
     return ResultsFormat::leaderboard;
   if (j.contains("cache") && j.contains("tune_params_keys")) return ResultsFormat::kernel_tuner_cache;
-  if (j.contains("results") && j.at("results").is_array() && j.contains("schema_version"))
-    return ResultsFormat::t4_results;
+  if (j.contains("results") && j.at("results").is_array() && j.contains("schema_version")) return ResultsFormat::t4_results;
   if (j.contains("groups")) return ResultsFormat::leaderboard;
   return ResultsFormat::unknown;
 }
@@ -99,12 +98,15 @@ Leaderboard leaderboard_from_kernel_tuner_cache(const ojson& j, const std::strin
   for (const auto& [id, entry] : cache.items()) {
     const std::string where = fmt::format("cache[\"{}\"]", id);
     ConfigResult r;
-    for (const auto& name : names) r.job.config.emplace_back(name, param_value(member(entry, name.c_str(), file, where), file, where + "." + name));
+    for (const auto& name : names)
+      r.job.config.emplace_back(name, param_value(member(entry, name.c_str(), file, where), file, where + "." + name));
     const ojson& time = member(entry, "time", file, where);
     if (time.is_number()) {
       r.status = Status::ok;
-      r.timing = timing_of(time.get<double>(), entry.contains("times") ? entry.at("times") : ojson(), file, where + ".times");
-      if (entry.contains("compile_time") && entry.at("compile_time").is_number()) r.compile_ms = entry.at("compile_time").get<double>();
+      r.timing =
+          timing_of(time.get<double>(), entry.contains("times") ? entry.at("times") : ojson(), file, where + ".times");
+      if (entry.contains("compile_time") && entry.at("compile_time").is_number())
+        r.compile_ms = entry.at("compile_time").get<double>();
     } else if (time.is_string() && time.get<std::string>() == "CompilationFailedConfig") {
       r.status = Status::compile_failed;
       r.reason = "Kernel Tuner: CompilationFailedConfig";
@@ -121,8 +123,10 @@ Leaderboard leaderboard_from_kernel_tuner_cache(const ojson& j, const std::strin
     }
     results.push_back(std::move(r));
   }
-  const std::string kernel = j.contains("kernel_name") && j.at("kernel_name").is_string() ? j.at("kernel_name").get<std::string>() : "kernel";
-  const std::string device = j.contains("device_name") && j.at("device_name").is_string() ? j.at("device_name").get<std::string>() : "";
+  const std::string kernel =
+      j.contains("kernel_name") && j.at("kernel_name").is_string() ? j.at("kernel_name").get<std::string>() : "kernel";
+  const std::string device =
+      j.contains("device_name") && j.at("device_name").is_string() ? j.at("device_name").get<std::string>() : "";
   return imported(file, device, kernel, problem_size_text(j.contains("problem_size") ? j.at("problem_size") : ojson()),
                   std::move(results));
 }
@@ -144,8 +148,8 @@ Leaderboard leaderboard_from_t4_results(const ojson& j, const std::string& file)
     ConfigResult r;
     if (!order.empty()) {
       for (const auto& name : order)
-        r.job.config.emplace_back(name, param_value(member(configuration, name.c_str(), file, where + ".configuration"), file,
-                                                    where + ".configuration." + name));
+        r.job.config.emplace_back(name, param_value(member(configuration, name.c_str(), file, where + ".configuration"),
+                                                    file, where + ".configuration." + name));
     } else {
       for (const auto& [name, v] : configuration.items())
         r.job.config.emplace_back(name, param_value(v, file, where + ".configuration." + name));
@@ -164,20 +168,23 @@ Leaderboard leaderboard_from_t4_results(const ojson& j, const std::string& file)
     else if (inv == "correctness") r.status = Status::incorrect;
     else if (inv == "timeout") r.status = Status::timeout;
     else if (inv == "constraints") r.status = Status::skipped;
-    else bad(file, where + ".invalidity",
-             fmt::format("expected correct, compile, runtime, correctness, timeout or constraints, got {}", invalidity.dump()));
+    else
+      bad(file, where + ".invalidity",
+          fmt::format("expected correct, compile, runtime, correctness, timeout or constraints, got {}", invalidity.dump()));
     if (r.status != Status::ok) r.reason = e.value("reason", fmt::format("T4 invalidity: {}", inv));
     const ojson times = e.contains("times") && e.at("times").is_object() ? e.at("times") : ojson::object();
     std::map<std::string, double> m;
     if (e.contains("measurements") && e.at("measurements").is_array())
       for (std::size_t k = 0; k < e.at("measurements").size(); ++k) {
         const ojson& x = e.at("measurements")[k];
-        if (x.is_object() && x.contains("name") && x.at("name").is_string() && x.contains("value") && x.at("value").is_number())
+        if (x.is_object() && x.contains("name") && x.at("name").is_string() && x.contains("value") &&
+            x.at("value").is_number())
           m[x.at("name").get<std::string>()] = x.at("value").get<double>();
       }
     if (r.status == Status::ok) {
       if (!m.contains("time")) bad(file, where + ".measurements", "a correct result without a `time` measurement");
-      r.timing = timing_of(m.at("time"), times.contains("runtimes") ? times.at("runtimes") : ojson(), file, where + ".times.runtimes");
+      r.timing = timing_of(m.at("time"), times.contains("runtimes") ? times.at("runtimes") : ojson(), file,
+                           where + ".times.runtimes");
       // attn-tune's own export carries its statistics as measurements.
       if (m.contains("time_q1")) r.timing->q1_ms = m.at("time_q1");
       if (m.contains("time_q3")) r.timing->q3_ms = m.at("time_q3");

@@ -222,9 +222,10 @@ void from_json(const nlohmann::json& j, Leaderboard& lb) {
   const std::string schema = j.value("schema", "");
   lb.schema_version = leaderboard_schema_version(schema);
   if (lb.schema_version == 0)
-    throw Error(fmt::format("schema: expected '{}' (a leaderboard written by attn-tune sweep), got '{}'; Kernel "
-                            "Tuner cache files and T4 results documents are read too",
-                            kLeaderboardSchema, schema));
+    throw Error(
+        fmt::format("schema: expected '{}' (a leaderboard written by attn-tune sweep), got '{}'; Kernel "
+                    "Tuner cache files and T4 results documents are read too",
+                    kLeaderboardSchema, schema));
   if (lb.schema_version > kLeaderboardVersion)
     throw Error(
         fmt::format("schema: '{}' is newer than this attn-tune reads ('{}'): update attn-tune", schema, kLeaderboardSchema));

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "tuner/core/compressed_file.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/json_text.hpp"
-#include "tuner/core/compressed_file.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/record/imported_results.hpp"
 

@@ -129,8 +129,9 @@ std::string leaderboard_table(const Leaderboard& lb, int top) {
       out += fmt::format("noisy: sampling stopped before the noise reached the target ({:.2f}%)\n",
                          100 * lb.settings.timing.max_noise);
     if (staged)
-      out += "screened/raced: retired by the race after a screen or a race round, not measured in full; the confirmed "
-             "rank first\n";
+      out +=
+          "screened/raced: retired by the race after a screen or a race round, not measured in full; the confirmed "
+          "rank first\n";
     if (tie) out += "~#k: the same as rank k's time within the two measurements' noise\n";
     if (tied_set)
       out +=

@@ -19,9 +19,10 @@ const char* stage_name(Stage s) {
 MeasureMode measure_mode_from_name(const std::string& name) {
   if (name == "staged") return MeasureMode::staged;
   if (name == "thorough") return MeasureMode::thorough;
-  throw UsageError(fmt::format("--measure {}: expected staged (screen, race, confirm; the default) or thorough "
-                               "(every configuration measured to the noise target)",
-                               name));
+  throw UsageError(
+      fmt::format("--measure {}: expected staged (screen, race, confirm; the default) or thorough "
+                  "(every configuration measured to the noise target)",
+                  name));
 }
 
 }  // namespace attn

@@ -18,10 +18,8 @@ enum class MeasureMode { staged, thorough };
 enum class Stage { screen, race, confirm, thorough };
 
 NLOHMANN_JSON_SERIALIZE_ENUM(MeasureMode, {{MeasureMode::staged, "staged"}, {MeasureMode::thorough, "thorough"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(Stage, {{Stage::screen, "screen"},
-                                     {Stage::race, "race"},
-                                     {Stage::confirm, "confirm"},
-                                     {Stage::thorough, "thorough"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(
+    Stage, {{Stage::screen, "screen"}, {Stage::race, "race"}, {Stage::confirm, "confirm"}, {Stage::thorough, "thorough"}})
 
 const char* stage_name(Stage s);
 // Throws UsageError naming the accepted modes.
@@ -48,9 +46,8 @@ struct MeasureSettings {
   bool staged() const { return mode == MeasureMode::staged; }
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureSettings, mode, screen_min_samples, screen_samples,
-                                                screen_time_s, race_margin, race_confidence, race_rounds,
-                                                confirm_top, idle_gap_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureSettings, mode, screen_min_samples, screen_samples, screen_time_s,
+                                                race_margin, race_confidence, race_rounds, confirm_top, idle_gap_s)
 
 // What one evaluation request asks for: a screen (checks included), a race round, or a confirmation; or, in a
 // thorough sweep, the full measurement.

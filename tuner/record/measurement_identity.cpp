@@ -11,14 +11,9 @@ nlohmann::json identity(const std::string& spec_sha256, const std::vector<Leader
   for (const auto& s : sources) by_backend[s.backend] = s.sha256;
   nlohmann::json checks = settings.determinism.to_json();
   checks.erase("require");  // decides which results rank, not what they measured
-  return {{"spec_sha256", spec_sha256},
-          {"sources", by_backend},
-          {"shape_selection", shape_selection},
-          {"device", device_id},
-          {"seed", settings.seed},
-          {"timing", settings.timing.to_json()},
-          {"measure", settings.measure},
-          {"checks", checks}};
+  return {{"spec_sha256", spec_sha256},  {"sources", by_backend}, {"shape_selection", shape_selection},
+          {"device", device_id},         {"seed", settings.seed}, {"timing", settings.timing.to_json()},
+          {"measure", settings.measure}, {"checks", checks}};
 }
 
 }  // namespace

@@ -63,8 +63,8 @@ std::string MeasurementStore::write(const std::vector<ConfigResult>& results) co
     std::filesystem::create_directories(path_.parent_path());
     write_file_atomically(path_, nlohmann::json{{"identity", identity_}, {"results", list}}.dump() + "\n");
   } catch (const std::exception& e) {
-    return fmt::format("the measurement store {} could not be written ({}): the next sweep measures again",
-                       path_.string(), e.what());
+    return fmt::format("the measurement store {} could not be written ({}): the next sweep measures again", path_.string(),
+                       e.what());
   }
   return {};
 }

@@ -68,9 +68,9 @@ struct DeterminismSettings {
 void require_timing_policy_runs_on(const TimingSettings& timing, const DeviceInfo& device);
 
 struct RunSettings {
-  std::uint64_t seed = 1;  // inputs are drawn from it; recorded in every result file
-  TimingSettings timing;     // the full measurement: thorough sweeps, confirmations, bench
-  MeasureSettings measure;   // staged or thorough, and the stages' settings
+  std::uint64_t seed = 1;   // inputs are drawn from it; recorded in every result file
+  TimingSettings timing;    // the full measurement: thorough sweeps, confirmations, bench
+  MeasureSettings measure;  // staged or thorough, and the stages' settings
   DeterminismSettings determinism;
   bool isolate = true;                 // run configurations in a worker process
   double watchdog_s = 120;             // a configuration running longer is recorded `timeout`

@@ -67,12 +67,16 @@ std::vector<DeviceGroup> group_by_model(const std::vector<DeviceInfo>& devices) 
   return groups;
 }
 
+void require_pool_runs(const std::vector<std::string>& device_ids, const RunSettings& settings) {
+  if (device_ids.size() > 1 && !settings.isolate)
+    throw UsageError("--no-isolate runs on one device: several devices each need their own worker process");
+}
+
 DevicePool::DevicePool(const Spec& spec, const std::vector<std::string>& device_ids, const RunSettings& settings,
                        const std::string& shape_selection)
     : ids_(device_ids) {
   if (ids_.empty()) throw Error("a device pool needs a device");
-  if (ids_.size() > 1 && !settings.isolate)
-    throw UsageError("--no-isolate runs on one device: several devices each need their own worker process");
+  require_pool_runs(ids_, settings);
   for (const auto& id : ids_)
     runners_.push_back(settings.isolate ? make_worker_runner(spec, id, settings, shape_selection)
                                         : make_in_process_runner(spec, id, settings));

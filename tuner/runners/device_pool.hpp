@@ -31,6 +31,9 @@ struct DeviceGroup {
 // In the order the models first appear.
 std::vector<DeviceGroup> group_by_model(const std::vector<DeviceInfo>& devices);
 
+// Throws UsageError for settings no pool of DEVICE_IDS can run (--no-isolate on several devices).
+void require_pool_runs(const std::vector<std::string>& device_ids, const RunSettings& settings);
+
 class DevicePool {
  public:
   // One runner per device (a worker process each when SETTINGS.isolate); several

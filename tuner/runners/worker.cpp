@@ -96,8 +96,9 @@ int serve_worker(const std::filesystem::path& spec_path, const std::string& shap
         reply(fd, {{"type", "precompiled"}});
       } else if (type == "run") {
         const Job job = Job::from_json(request.at("job"));
-        const ConfigResult result = request.contains("step") ? evaluator->evaluate(job, request.at("step").get<MeasureStep>())
-                                                             : evaluator->evaluate(job);
+        const ConfigResult result = request.contains("step")
+                                        ? evaluator->evaluate(job, request.at("step").get<MeasureStep>())
+                                        : evaluator->evaluate(job);
         reply(fd, {{"type", "result"}, {"result", result.to_json()}});
       } else {
         reply(fd, {{"type", "fatal"}, {"message", fmt::format("unknown request type '{}'", type)}});

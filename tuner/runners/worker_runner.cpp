@@ -95,8 +95,7 @@ class WorkerRunner final : public ConfigRunner {
     std::string line;
     nlohmann::json request{{"type", "run"}, {"job", job.to_json()}};
     if (step) request["step"] = *step;
-    if (!child_->write_line(request.dump()))
-      return lost(result, "the worker closed its input");
+    if (!child_->write_line(request.dump())) return lost(result, "the worker closed its input");
     const auto read = child_->read_line(line, settings_.watchdog_s);
     if (read == Subprocess::Read::timeout)
       return killed(result, Status::timeout,

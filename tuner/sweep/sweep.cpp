@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/backend/registry.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/interrupt.hpp"
 #include "tuner/core/text_file.hpp"
@@ -23,7 +24,6 @@
 #include "tuner/record/ties.hpp"
 #include "tuner/runners/config_runner.hpp"
 #include "tuner/runners/device_pool.hpp"
-#include "tuner/backend/registry.hpp"
 
 namespace attn {
 namespace {
@@ -159,6 +159,7 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
   // the measurement store answers whole starts none).
   const DeviceInfo device = find_device(device_ids.front());
   require_timing_policy_runs_on(settings.timing, device);
+  require_pool_runs(device_ids, settings);  // before anything runs: the pool starts later, or not at all
   std::optional<DevicePool> started_pool;
   auto pool = [&]() -> DevicePool& {
     if (!started_pool) started_pool.emplace(spec, device_ids, settings, options.shape_selection);
@@ -283,12 +284,12 @@ SweepOutcome run_sweep(const SweepOptions& options, Progress& progress) {
       }
       std::optional<ConfigResult> r;  // one job at a time: the strategy picks the next from this result
       pool().run({job},
-               {[&](const Job& j) { progress.starting(j); },
-                [&](ConfigResult&& got) {
-                  r = std::move(got);
-                  return true;
-                }},
-               g_interrupted);
+                 {[&](const Job& j) { progress.starting(j); },
+                  [&](ConfigResult&& got) {
+                    r = std::move(got);
+                    return true;
+                  }},
+                 g_interrupted);
       if (!r || g_interrupted) return std::nullopt;  // the worker died of the same Ctrl-C: not the kernel's fault
       journal->append(*r);
       progress.finished(*r);

@@ -46,7 +46,7 @@ struct SweepOutcome {
   CompileCounts compilations;  // this sweep's programs: compiled, or read from the compile cache
   long long replayed = 0;      // results answered from the measurement store (record/measurement_store.hpp)
   std::filesystem::path store_path;
-  RaceSummary race;            // the staged measurement's race and confirmation
+  RaceSummary race;  // the staged measurement's race and confirmation
 };
 
 SweepOutcome run_sweep(const SweepOptions& options, Progress& progress);
