@@ -58,6 +58,7 @@ void race_group(std::vector<ConfigResult*> alive, const MeasureAgain& measure, c
   const MeasureSettings& m = settings.measure;
   const std::size_t top = static_cast<std::size_t>(std::max(1, m.confirm_top));
   const std::size_t entered = alive.size();
+  const std::vector<ConfigResult*> entrants = alive;
   summary.screened += static_cast<int>(entered);
   int rounds = 0;
   for (int round = 0;; ++round) {
@@ -72,6 +73,11 @@ void race_group(std::vector<ConfigResult*> alive, const MeasureAgain& measure, c
   std::sort(alive.begin(), alive.end(),
             [](const ConfigResult* a, const ConfigResult* b) { return a->timing->median_ms < b->timing->median_ms; });
   if (alive.size() > top) alive.resize(top);
+  // Presets (the baseline) are confirmed too: "best vs baseline" holds two full measurements against each other.
+  for (ConfigResult* r : entrants)
+    if (!r->job.preset.empty() && r->status == Status::ok && r->timing &&
+        std::find(alive.begin(), alive.end(), r) == alive.end())
+      alive.push_back(r);
   summary.retired += static_cast<int>(entered - alive.size());
   measure_again(alive, measure, {Stage::confirm, 0}, summary, note);
   summary.confirmed += static_cast<int>(alive.size());
