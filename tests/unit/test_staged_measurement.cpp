@@ -213,3 +213,18 @@ TEST(Race, ConfirmedTiesAreMeasuredAgainInFull) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+TEST(Race, TheBaselinePresetIsConfirmedBesideTheTopSoBestVsBaselineComparesFullMeasurements) {
+  FakeDevice d = typical_space();
+  std::vector<ConfigResult> results = d.screen_all();
+  results[10].job.preset = "baseline";  // 2.28x slower: retired after its screen, but confirmed anyway
+  race_and_confirm(results, d.again(), d.settings);
+  EXPECT_EQ(results[10].stage, Stage::confirm);
+  EXPECT_EQ(d.measured_at(Stage::confirm).back(), 10);
+}
+
+}  // namespace
+}  // namespace attn
