@@ -2,8 +2,8 @@
  * flash_attn_fwd_ws.cu), written once: which KV tiles a block of query rows
  * attends (bottom-right causal, sliding window), whether a tile needs
  * per-element masking, that masking on a wgmma accumulator tile (causal /
- * window / Nkv edges, additive mask, ALiBi; log2 domain), the ALiBi slope and
- * the epilogue's normaliser with sinks.  Needs attn_params (common/attn_params.h)
+ * window / Nkv edges, additive mask, ALiBi; log2 domain) and the ALiBi slope (the
+ * softmax and the epilogue's normaliser with sinks: online_softmax.cuh).  Needs attn_params (common/attn_params.h)
  * and cuda_fp16.h included first. */
 #ifndef ATTN_TUNE_CUDA_ATTN_SCORE_MODS_CUH
 #define ATTN_TUNE_CUDA_ATTN_SCORE_MODS_CUH
@@ -70,20 +70,6 @@ __device__ __forceinline__ void mask_tile(float (&s)[kCols / 2], const attn_para
                                           bool always, float slope2, float sl2, int i0, int n0, int lc) {
     mask_chunks<kCols / 8>([&](int c, int k) -> float& { return s[4 * c + k]; }, p, mask_b, always, slope2, sl2, i0, n0,
                            lc);
-}
-
-/* The factor a row's O accumulator is multiplied by: 1 / (l + the sink's
- * weight) at the row's maximum m (log2 domain; sink2 = -inf without sinks),
- * 0 when nothing was attended.  l: the full row sum. */
-__device__ __forceinline__ float row_normalizer(float l, float m, float sink2, bool has_sinks) {
-    const float m_f = fmaxf(m, sink2);
-    float inv = 0.f;
-    if (m_f != neg_inf()) {
-        const float w = ptx::ex2(m - m_f); /* 0 when nothing attended */
-        const float den = l * w + (has_sinks ? ptx::ex2(sink2 - m_f) : 0.f);
-        inv = den > 0.f ? w * __frcp_rn(den) : 0.f;
-    }
-    return inv;
 }
 
 }  // namespace score_mods

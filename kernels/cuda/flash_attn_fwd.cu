@@ -19,7 +19,8 @@
  * Launch (the spec): grid [ceil_div(Nq, BLOCK_M), Hq, B], block [32 * WARPS_M],
  * dynamic shared memory FA_SMEM_BYTES (below; the spec's "shared_bytes" is the
  * same expression).  NVRTC-clean: beyond cuda_fp16.h / cuda_bf16.h only the PTX
- * helpers of cuda/ptx/ are included.
+ * helpers of cuda/ptx/ and the shared online softmax (cuda/online_softmax.cuh) are
+ * included.
  */
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -28,6 +29,7 @@
 #include "cuda/ptx/ldmatrix.cuh"
 #include "cuda/ptx/math.cuh"
 #include "cuda/ptx/mma.cuh"
+#include "cuda/online_softmax.cuh"
 
 /* ------------------------------------------------------------------ tunables */
 #ifndef HEAD_DIM
@@ -494,18 +496,11 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
                         mx = fmaxf(mx, s[mt][nt][hh * 2]);
                         mx = fmaxf(mx, s[mt][nt][hh * 2 + 1]);
                     }
-                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                    const float m_new = fmaxf(row_m[mt][hh], mx * mul);
-                    m_use[hh] = (m_new == kNegInf) ? 0.f : m_new;
-                    const float alpha = ex2(row_m[mt][hh] - m_use[hh]);
-                    row_m[mt][hh] = m_new;
+                    float alpha;
+                    m_use[hh] = online_softmax::advance_max(row_m[mt][hh], online_softmax::quad_max(mx) * mul, alpha);
                     row_l[mt][hh] *= alpha;
 #pragma unroll
-                    for (int dt = 0; dt < kDT; ++dt) {
-                        acc[mt][dt][hh * 2] *= alpha;
-                        acc[mt][dt][hh * 2 + 1] *= alpha;
-                    }
+                    for (int dt = 0; dt < kDT; ++dt) online_softmax::rescale_row(acc[mt][dt], hh, alpha);
                 }
 #pragma unroll
                 for (int nt = 0; nt < kNT; ++nt)
@@ -553,17 +548,8 @@ flash_attn_fwd(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const
         for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
             for (int hh = 0; hh < 2; ++hh) {
-                float l = row_l[mt][hh];
-                l += __shfl_xor_sync(0xffffffffu, l, 1);
-                l += __shfl_xor_sync(0xffffffffu, l, 2);
-                const float m = row_m[mt][hh];
-                const float m_f = fmaxf(m, sink2);
-                float inv = 0.f;
-                if (m_f != kNegInf) {
-                    const float w = ex2(m - m_f); /* 0 when nothing attended */
-                    const float den = l * w + (p.has_sinks ? ex2(sink2 - m_f) : 0.f);
-                    inv = den > 0.f ? w * __frcp_rn(den) : 0.f;
-                }
+                const float inv = online_softmax::row_normalizer(online_softmax::quad_sum(row_l[mt][hh]),
+                                                                 row_m[mt][hh], sink2, p.has_sinks);
 #pragma unroll
                 for (int dt = 0; dt < kDT; ++dt) {
                     acc[mt][dt][hh * 2] *= inv;

@@ -108,6 +108,7 @@ typedef __nv_bfloat16 elem_t;
 #include "cuda/ptx/mma.cuh"
 #include "cuda/ptx/wgmma.cuh"
 #include "cuda/attn_score_mods.cuh"
+#include "cuda/online_softmax.cuh"
 #include "cuda/wgmma_output.cuh"
 
 namespace fw {
@@ -291,12 +292,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
             for (int j = 0; j < kSN; ++j)
 #pragma unroll
                 for (int c = 0; c < 8; ++c) mx = fmaxf(mx, fmaxf(s[j][4 * c + 2 * hh], s[j][4 * c + 2 * hh + 1]));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            const float m_new = fmaxf(row_m[hh], mx * mul);
-            const float m_use = (m_new == kNegInf) ? 0.f : m_new;
-            alpha[hh] = ex2(row_m[hh] - m_use);
-            row_m[hh] = m_new;
+            const float m_use = online_softmax::advance_max(row_m[hh], online_softmax::quad_max(mx) * mul, alpha[hh]);
             float l = row_l[hh] * alpha[hh];
 #pragma unroll
             for (int j = 0; j < kSN; ++j)
@@ -313,14 +309,7 @@ flash_attn_fwd_wgmma(const elem_t* __restrict__ q, const elem_t* __restrict__ k,
 
     auto rescale_o = [&](const float (&alpha)[2]) {
 #pragma unroll
-        for (int j = 0; j < kON; ++j)
-#pragma unroll
-            for (int c = 0; c < 8; ++c)
-#pragma unroll
-                for (int hh = 0; hh < 2; ++hh) {
-                    oacc[j][4 * c + 2 * hh] *= alpha[hh];
-                    oacc[j][4 * c + 2 * hh + 1] *= alpha[hh];
-                }
+        for (int j = 0; j < kON; ++j) online_softmax::rescale(oacc[j], alpha);
     };
 
     /* O += P V of the tile in `stage`: issued and committed, not waited for */

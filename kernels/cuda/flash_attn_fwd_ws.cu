@@ -358,50 +358,89 @@ __device__ __forceinline__ WorkItem work_item(const attn_params& p, int w, int r
     return t;
 }
 
-}  // namespace ws
 
-/* ------------------------------------------------------------------- kernel */
-extern "C" __global__ void __launch_bounds__(ws::kThreads, 1)
-flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const elem_t* __restrict__ v,
-                  const __half* __restrict__ mask, const float* __restrict__ sinks, elem_t* __restrict__ o,
-                  float* __restrict__ wsp, attn_params p, const __grid_constant__ ptx::tensor_map q_map,
-                  const __grid_constant__ ptx::tensor_map k_map, const __grid_constant__ ptx::tensor_map v_map,
-                  const __grid_constant__ ptx::tensor_map o_map) {
-    using namespace ws;
-    (void)q;
-    (void)k;
-    (void)v;
-    extern __shared__ unsigned char smem_raw[];
-    __shared__ Barriers bars;
-    /* panels start on 1024-byte boundaries (the swizzle atom) */
-    const unsigned sQa = (smem_addr(smem_raw) + 1023u) & ~1023u;
-    const unsigned sKa = sQa + kQBufs * kQBytes;
-    const unsigned sVa = sKa + STAGES * kTileBytes;
-    [[maybe_unused]] const unsigned sOa = sVa + STAGES * kTileBytes; /* STORE_O_TMA: consumer c's rows from c * CONS_ROWS */
+/* ---------------------------------------------------------------- scheduler */
+/* The work items of this block (of its cluster): item_index(0), item_index(1), ... while < n_items */
+struct Schedule {
+    int n_items, w_first, w_step;
+};
 
-    const int tid = threadIdx.x;
-    const int wg = tid >> 7; /* 0 producer, 1.. consumers */
-    const int Nq = p.Nq, Nkv = p.Nkv;
-#if CLUSTER == 2
-    const int rank = (int)cluster_ctarank();
-#else
-    const int rank = 0;
-#endif
-    /* work items of this block (of its cluster): item_index(0), item_index(1), ... while < n_items */
+__device__ __forceinline__ Schedule block_schedule(const attn_params& p) {
+    Schedule s;
 #if PERSISTENT
-    const int n_items = (((Nq + kBlockM - 1) / kBlockM + kCluster - 1) / kCluster) * p.Hq * p.B;
-    const int w_first = blockIdx.x / kCluster, w_step = gridDim.x / kCluster;
+    s.n_items = (((p.Nq + kBlockM - 1) / kBlockM + kCluster - 1) / kCluster) * p.Hq * p.B;
+    s.w_first = blockIdx.x / kCluster;
+    s.w_step = gridDim.x / kCluster;
 #else
-    const int n_items = 1, w_first = 0, w_step = 1;
+    (void)p;
+    s.n_items = 1, s.w_first = 0, s.w_step = 1;
 #endif
-#if !WS_DYNAMIC_ITEMS && !WS_TRACE
-    (void)wsp;
-#endif
-#if WS_DYNAMIC_ITEMS
-    unsigned* const items_taken = reinterpret_cast<unsigned*>(wsp); /* items handed out after the first wave */
-    unsigned* const blocks_done = items_taken + 1;
-#endif
+    return s;
+}
 
+/* The producer's item n.  WS_DYNAMIC_ITEMS: the first is the block's own, the next ones come from the
+ * workspace's counter (items_taken); an index past the items ends the loop (n_items), whatever the
+ * counter holds */
+__device__ __forceinline__ int producer_item(const Schedule& s, int n, [[maybe_unused]] unsigned* items_taken) {
+#if WS_DYNAMIC_ITEMS
+    if (n == 0) return s.w_first;
+    const unsigned taken = atomicAdd(items_taken, 1u);
+    return taken < (unsigned)(s.n_items - s.w_step) ? s.w_step + (int)taken : s.n_items;
+#else
+    return s.w_first + n * s.w_step;
+#endif
+}
+
+/* The consumers' item n.  WS_DYNAMIC_ITEMS: the producer announces it with its Q: wait for it, then
+ * read which item it is */
+__device__ __forceinline__ int consumer_item(const Schedule& s, [[maybe_unused]] Barriers& bars, int n) {
+#if WS_DYNAMIC_ITEMS
+    mbar_wait(&bars.q_full[n % kQBufs], (n / kQBufs) & 1);
+    return *static_cast<volatile int*>(&bars.item[n % kQBufs]);
+#else
+    return s.w_first + n * s.w_step;
+#endif
+}
+
+/* WS_DYNAMIC_ITEMS, after the producer's last item (n_done of them): the consumers read n_items once
+ * they are done with the buffer's last Q; the last block to come here resets the counter for the
+ * next launch (every block has taken its last index then) */
+__device__ __forceinline__ void producer_items_done([[maybe_unused]] const Schedule& s, [[maybe_unused]] Barriers& bars,
+                                                    [[maybe_unused]] int n_done,
+                                                    [[maybe_unused]] unsigned* items_taken) {
+#if WS_DYNAMIC_ITEMS
+    const int qb = n_done % kQBufs;
+    if (n_done >= kQBufs) mbar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
+    bars.item[qb] = s.n_items;
+    mbar_arrive(&bars.q_full[qb]);
+    unsigned* const blocks_done = items_taken + 1;
+    if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {
+        atomicExch(items_taken, 0u);
+        atomicExch(blocks_done, 0u);
+    }
+#endif
+}
+
+/* ------------------------------------------------------- block setup and exit */
+/* shared-memory tiles; panels start on 1024-byte boundaries (the swizzle atom) */
+struct SmemLayout {
+    unsigned q; /* kQBufs Q tiles */
+    unsigned k, v; /* STAGES K tiles, STAGES V tiles */
+    unsigned o; /* STORE_O_TMA: consumer c's O rows from c * CONS_ROWS */
+};
+
+__device__ __forceinline__ SmemLayout smem_layout(const unsigned char* raw) {
+    SmemLayout sm;
+    sm.q = (smem_addr(raw) + 1023u) & ~1023u;
+    sm.k = sm.q + kQBufs * kQBytes;
+    sm.v = sm.k + STAGES * kTileBytes;
+    sm.o = sm.v + STAGES * kTileBytes;
+    return sm;
+}
+
+/* thread 0 initialises the barriers; every thread of the block (CLUSTER 2: of the cluster) waits for it,
+ * so the peer's barriers are initialised before any copy or arrival reaches them */
+__device__ __forceinline__ void init_barriers(Barriers& bars, int tid) {
     if (tid == 0) {
 #pragma unroll
         for (int b = 0; b < kQBufs; ++b) {
@@ -419,140 +458,306 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
     }
 #if CLUSTER == 2
     __syncwarp();
-    cluster_sync(); /* the peer's barriers are initialised before any copy or arrival reaches them */
+    cluster_sync();
 #else
     __syncthreads();
 #endif
+}
 
-    if (wg == 0) {
-        /* ================================ producer ================================ */
-#if REG_SPLIT
-        setmaxnreg_dec<PRODUCER_REGS>();
-#endif
-        if (tid == 0) {
-            tma_prefetch_map(&q_map);
-            tma_prefetch_map(&k_map);
-            tma_prefetch_map(&v_map);
-            int g = 0; /* ring tiles issued so far (over every item): slot g % STAGES */
-            int n_done = 0;
-#if WS_DYNAMIC_ITEMS
-            /* an index past the items ends the loop (n_items), whatever the counter holds */
-            auto item_index = [&](int n) {
-                if (n == 0) return w_first;
-                const unsigned taken = atomicAdd(items_taken, 1u);
-                return taken < (unsigned)(n_items - w_step) ? w_step + (int)taken : n_items;
-            };
-#else
-            auto item_index = [&](int n) { return w_first + n * w_step; };
-#endif
-#pragma unroll 1
-            for (int w = item_index(0); w < n_items; ++n_done, w = item_index(n_done)) {
-                const WorkItem t = work_item(p, w, rank);
-                const int q_head = t.b * p.Hq + t.h, kv_head = t.b * p.Hkv + t.h / p.q_per_kv;
-                /* Q's buffer is free once every consumer's last S of its previous item retired */
-                const int qb = n_done % kQBufs;
-                if (n_done >= kQBufs) mbar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
-#if WS_DYNAMIC_ITEMS
-                bars.item[qb] = w; /* published by the arrival on q_full (release), read after its wait */
-#endif
-                mbar_arrive_expect_tx(&bars.q_full[qb], kQBytes);
-#pragma unroll
-                for (int rt = 0; rt < kBlockM / 64; ++rt)
-#pragma unroll
-                    for (int c = 0; c < kON; ++c)
-                        tma_load_3d(sQa + qb * kQBytes + (rt * kON + c) * kPanel64, &q_map, 64 * c, t.m0 + 64 * rt,
-                                    q_head, &bars.q_full[qb]);
-#pragma unroll 1
-                for (int it = 0; it < t.ring_tiles; ++it, ++g) {
-                    const int stage = g % STAGES;
-                    const unsigned parity = ((g / STAGES) & 1) ^ 1; /* the release of ring tile g - STAGES */
-                    const int n0 = (t.ring_tb + it) * BLOCK_N + rank * kSliceRows;
-                    const unsigned k_dst = sKa + stage * kTileBytes + rank * kSliceRows * 128;
-                    const unsigned v_dst = sVa + stage * kTileBytes + rank * kSliceRows * 128;
+/* CLUSTER 2: no block leaves while its peer may still arrive on its barriers */
+__device__ __forceinline__ void cluster_exit() {
 #if CLUSTER == 2
-                    /* this block's half of the tile's rows, to both blocks (the peer's consumers released it too) */
-                    if (g >= STAGES) mbar_wait_cluster(&bars.k_empty[stage], parity);
-                    mbar_arrive_expect_tx(&bars.k_full[stage], kTileBytes);
-#pragma unroll
-                    for (int c = 0; c < kON; ++c)
-                        tma_load_3d_multicast(k_dst + c * BLOCK_N * 128, &k_map, 64 * c, n0, kv_head, &bars.k_full[stage],
-                                              0x3);
-                    if (g >= STAGES) mbar_wait_cluster(&bars.v_empty[stage], parity);
-                    mbar_arrive_expect_tx(&bars.v_full[stage], kTileBytes);
-#pragma unroll
-                    for (int c = 0; c < kON; ++c)
-                        tma_load_3d_multicast(v_dst + c * BLOCK_N * 128, &v_map, 64 * c, n0, kv_head, &bars.v_full[stage],
-                                              0x3);
-#else
-                    if (g >= STAGES) mbar_wait(&bars.k_empty[stage], parity);
-                    mbar_arrive_expect_tx(&bars.k_full[stage], kTileBytes);
-#pragma unroll
-                    for (int c = 0; c < kON; ++c)
-                        tma_load_3d(k_dst + c * BLOCK_N * 128, &k_map, 64 * c, n0, kv_head, &bars.k_full[stage]);
-                    if (g >= STAGES) mbar_wait(&bars.v_empty[stage], parity);
-                    mbar_arrive_expect_tx(&bars.v_full[stage], kTileBytes);
-#pragma unroll
-                    for (int c = 0; c < kON; ++c)
-                        tma_load_3d(v_dst + c * BLOCK_N * 128, &v_map, 64 * c, n0, kv_head, &bars.v_full[stage]);
+    cluster_sync();
 #endif
-                }
-            }
+}
+
+__device__ __forceinline__ int cluster_rank() {
+#if CLUSTER == 2
+    return (int)cluster_ctarank();
+#else
+    return 0;
+#endif
+}
+
+/* ----------------------------------------------------------------- producer */
+/* Q of item w (t; the n_done-th of the block) into buffer n_done % kQBufs, which is free once every
+ * consumer's last S of its previous item retired */
+__device__ __forceinline__ void produce_q(Barriers& bars, const SmemLayout& sm, const tensor_map* q_map,
+                                          const WorkItem& t, [[maybe_unused]] int w, int n_done, int q_head) {
+    const int qb = n_done % kQBufs;
+    if (n_done >= kQBufs) mbar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
 #if WS_DYNAMIC_ITEMS
-            /* no more items: the consumers read n_items once they are done with the buffer's last Q */
-            const int qb = n_done % kQBufs;
-            if (n_done >= kQBufs) mbar_wait(&bars.q_empty[qb], (n_done / kQBufs - 1) & 1);
-            bars.item[qb] = n_items;
-            mbar_arrive(&bars.q_full[qb]);
-            /* every block has taken its last index once all have come here: the last resets */
-            if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {
-                atomicExch(items_taken, 0u);
-                atomicExch(blocks_done, 0u);
-            }
+    bars.item[qb] = w; /* published by the arrival on q_full (release), read after its wait */
+#endif
+    mbar_arrive_expect_tx(&bars.q_full[qb], kQBytes);
+#pragma unroll
+    for (int rt = 0; rt < kBlockM / 64; ++rt)
+#pragma unroll
+        for (int c = 0; c < kON; ++c)
+            tma_load_3d(sm.q + qb * kQBytes + (rt * kON + c) * kPanel64, q_map, 64 * c, t.m0 + 64 * rt, q_head,
+                        &bars.q_full[qb]);
+}
+
+/* This block's rows n0 .. of one K or V tile into the ring slot at dst, once its previous tile was
+ * released (wait_empty: the slot held one; parity: that release).  CLUSTER 2: half of the tile's rows,
+ * multicast to both blocks (the peer's consumers released the slot too) */
+__device__ __forceinline__ void produce_tile(unsigned long long* empty, unsigned long long* full, bool wait_empty,
+                                             unsigned parity, unsigned dst, const tensor_map* map, int n0,
+                                             int kv_head) {
+#if CLUSTER == 2
+    if (wait_empty) mbar_wait_cluster(empty, parity);
+    mbar_arrive_expect_tx(full, kTileBytes);
+#pragma unroll
+    for (int c = 0; c < kON; ++c) tma_load_3d_multicast(dst + c * BLOCK_N * 128, map, 64 * c, n0, kv_head, full, 0x3);
+#else
+    if (wait_empty) mbar_wait(empty, parity);
+    mbar_arrive_expect_tx(full, kTileBytes);
+#pragma unroll
+    for (int c = 0; c < kON; ++c) tma_load_3d(dst + c * BLOCK_N * 128, map, 64 * c, n0, kv_head, full);
+#endif
+}
+
+/* The producer (one thread): each item's Q, then its ring tiles' K and V as slots free up */
+__device__ __forceinline__ void producer(const attn_params& p, Barriers& bars, const SmemLayout& sm,
+                                        const Schedule& sched, int rank, float* wsp, const tensor_map* q_map,
+                                        const tensor_map* k_map, const tensor_map* v_map) {
+    tma_prefetch_map(q_map);
+    tma_prefetch_map(k_map);
+    tma_prefetch_map(v_map);
+    unsigned* const items_taken = reinterpret_cast<unsigned*>(wsp); /* items handed out after the first wave */
+    int g = 0; /* ring tiles issued so far (over every item): slot g % STAGES */
+    int n_done = 0;
+#pragma unroll 1
+    for (int w = producer_item(sched, 0, items_taken); w < sched.n_items;
+         ++n_done, w = producer_item(sched, n_done, items_taken)) {
+        const WorkItem t = work_item(p, w, rank);
+        const int q_head = t.b * p.Hq + t.h, kv_head = t.b * p.Hkv + t.h / p.q_per_kv;
+        produce_q(bars, sm, q_map, t, w, n_done, q_head);
+#pragma unroll 1
+        for (int it = 0; it < t.ring_tiles; ++it, ++g) {
+            const int stage = g % STAGES;
+            const unsigned parity = ((g / STAGES) & 1) ^ 1; /* the release of ring tile g - STAGES */
+            const int n0 = (t.ring_tb + it) * BLOCK_N + rank * kSliceRows;
+            const unsigned slice = stage * kTileBytes + rank * kSliceRows * 128;
+            produce_tile(&bars.k_empty[stage], &bars.k_full[stage], g >= STAGES, parity, sm.k + slice, k_map, n0,
+                         kv_head);
+            produce_tile(&bars.v_empty[stage], &bars.v_full[stage], g >= STAGES, parity, sm.v + slice, v_map, n0,
+                         kv_head);
+        }
+    }
+    producer_items_done(sched, bars, n_done, items_taken);
+}
+
+/* ------------------------------------------------------- consumer's helpers */
+using STile = float[kRT][kSAcc];   /* S (then P, LATE_PACK) of one tile, per row tile */
+using PFrag = unsigned[kRT][kPRegs]; /* P packed into A fragments */
+using OAcc = float[kRT][kON][32];  /* O, per row tile and 64-column piece */
+
+/* the row state (max, sum) of each row's online softmax (online_softmax.cuh) */
+struct RowState {
+    float m[kRT][2], l[kRT][2];
+    __device__ __forceinline__ void reset() {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r) m[r][0] = m[r][1] = kNegInf, l[r][0] = l[r][1] = 0.f;
+    }
+};
+
+/* PINGPONG: consumer c issues its products after consumer c - 1 (round robin): it waits on barrier
+ * 1 + c, then lets the next one go.  The last consumer opens the first turn of each item and skips
+ * its last hand-over, so every barrier's arrivals and waits pair up within the item.  Without
+ * PINGPONG: nothing. */
+struct Turns {
+#if PINGPONG
+    static constexpr int kThreadsPerTurn = 256;
+    int my_turn, next_turn;
+    bool last_cons;
+#endif
+    __device__ __forceinline__ Turns([[maybe_unused]] int cons, [[maybe_unused]] int ntiles) {
+#if PINGPONG
+        my_turn = kTurnBarrier + cons;
+        next_turn = kTurnBarrier + (cons + 1) % kConsumers;
+        last_cons = cons == kConsumers - 1;
+        if (last_cons && ntiles > 0) named_bar_arrive(kTurnBarrier, kThreadsPerTurn);
+#endif
+    }
+    __device__ __forceinline__ void begin() const {
+#if PINGPONG
+        named_bar_sync(my_turn, kThreadsPerTurn);
+#endif
+    }
+    __device__ __forceinline__ void end([[maybe_unused]] bool is_last) const {
+#if PINGPONG
+        if (!(last_cons && is_last)) named_bar_arrive(next_turn, kThreadsPerTurn);
+#endif
+    }
+};
+
+/* WS_TRACE: the first thread of each consumer warpgroup of block 0 records 3 clocks per loop
+ * iteration (issue, S retired, P V retired; kTraceIters iterations).  Otherwise: nothing. */
+struct Trace {
+#if WS_TRACE
+    static constexpr int kTraceIters = 2048;
+    unsigned long long* trace;
+    int n_traced;
+#endif
+    __device__ __forceinline__ Trace([[maybe_unused]] float* wsp, [[maybe_unused]] int ctid,
+                                     [[maybe_unused]] int cons) {
+#if WS_TRACE
+        trace = ctid == 0 && blockIdx.x + blockIdx.y + blockIdx.z == 0
+                    ? reinterpret_cast<unsigned long long*>(wsp + 4) + cons * 3 * kTraceIters
+                    : nullptr;
+        n_traced = 0;
+#endif
+    }
+    __device__ __forceinline__ void at([[maybe_unused]] int what) {
+#if WS_TRACE
+        if (trace && n_traced < kTraceIters) trace[3 * n_traced + what] = clock64();
+#endif
+    }
+    __device__ __forceinline__ void next() {
+#if WS_TRACE
+        ++n_traced;
+#endif
+    }
+};
+
+/* The keys one consumer's rows attend in an item: KV tiles tb .. tb + ntiles - 1; the mask rows and
+ * ALiBi slope of its head; its Q buffer */
+struct ItemRows {
+    int m0, tb, ntiles;
+    const __half* __restrict__ mask_b;
+    float slope2;
+    unsigned q_st;
+};
+
+/* One consumer warpgroup's thread: its place in the block and the products, softmax and stores on
+ * its rows */
+struct Consumer {
+    const attn_params& p;
+    Barriers& bars;
+    const SmemLayout sm;
+    const int rank, cons, ctid, cwarp, lane, crow, lr, lc;
+    const bool warp_leader, always_generic;
+    const float sl2;
+    /* 0 at run time, unknown to the compiler: the P carried across iterations is XOR-ed with it so
+     * ptxas sees an in-loop definition (docs/kernels/flash_attn_fwd_wgmma.md) */
+    const unsigned opaque0;
+
+    __device__ __forceinline__ Consumer(const attn_params& p_, Barriers& bars_, const SmemLayout& sm_, int tid,
+                                        int rank_)
+        : p(p_),
+          bars(bars_),
+          sm(sm_),
+          rank(rank_),
+          cons((tid >> 7) - 1),
+          ctid(tid & 127),
+          cwarp((tid & 127) >> 5),
+          lane(tid & 31),
+          /* block row of this warp's first row in row tile rt: cons * CONS_ROWS + 64 rt + 16 cwarp */
+          crow(((tid >> 7) - 1) * CONS_ROWS + 16 * ((tid & 127) >> 5)),
+          lr((tid & 31) >> 2), /* accumulator row (and +8) */
+          lc(((tid & 31) & 3) * 2), /* column pair */
+          warp_leader((tid & 31) == 0),
+          always_generic(p_.has_mask || p_.max_bias > 0.f),
+          sl2(p_.scale * kLog2e),
+          opaque0((unsigned)p_.Nq >> 31) {}
+
+    /* ---- ring slots ---- */
+    /* the warp is done reading Q (its wgmma retired): one arrival per warp */
+    __device__ __forceinline__ void release(unsigned long long* bar) const {
+        __syncwarp();
+        if (warp_leader) mbar_arrive(bar);
+    }
+    /* ... a K or V ring slot: one arrival per warp on it in every block of the cluster */
+    __device__ __forceinline__ void release_slot(unsigned long long* bar) const {
+        __syncwarp();
+        if (warp_leader) {
+            mbar_arrive(bar);
+#if CLUSTER == 2
+            mbar_arrive_cluster(bar, rank ^ 1);
 #endif
         }
-#if CLUSTER == 2
-        __syncwarp();
-        cluster_sync(); /* no block leaves while its peer may still arrive on its barriers */
-#endif
-        return; /* every copy issued lands in a ring slot some consumer waits for */
+    }
+    /* ring tiles g0 .. g0 + n - 1 whose keys this block's (CONS_TILES: this consumer's) rows do not
+     * attend: waited for (both blocks' copies landed in this block's slot) and released */
+    __device__ __forceinline__ void skip_tiles(int g0, int n) const {
+#pragma unroll 1
+        for (int i = g0; i < g0 + n; ++i) {
+            mbar_wait(&bars.k_full[i % STAGES], (i / STAGES) & 1);
+            mbar_wait(&bars.v_full[i % STAGES], (i / STAGES) & 1);
+            release_slot(&bars.k_empty[i % STAGES]);
+            release_slot(&bars.v_empty[i % STAGES]);
+        }
     }
 
-    /* ================================ consumers ================================ */
-#if REG_SPLIT
-    setmaxnreg_inc<CONSUMER_REGS>();
+    /* ---- which tiles ---- */
+    /* The rows and tiles of item t this consumer works on; the ring tiles before them (CLUSTER 2: the
+     * pair's that this block's rows do not attend; CONS_TILES: the item's that this consumer's do not)
+     * skipped, g advanced past them */
+    __device__ __forceinline__ ItemRows item_rows(const WorkItem& t, int& g, unsigned q_st) const {
+        ItemRows ir;
+#if CLUSTER == 2
+        skip_tiles(g, t.skip);
+        g += t.skip;
 #endif
-    const int cons = wg - 1;
-    const int ctid = tid - 128 * wg;
-    const int lane = ctid & 31;
-    const int cwarp = ctid >> 5;
-    const bool warp_leader = lane == 0;
-    /* block row of this warp's first row in row tile rt: cons * CONS_ROWS + 64 rt + 16 cwarp */
-    const int crow = cons * CONS_ROWS + 16 * cwarp;
-    const bool always_generic = p.has_mask || p.max_bias > 0.f;
-    const float sl2 = p.scale * kLog2e;
-    const int lr = lane >> 2, lc = (lane & 3) * 2; /* accumulator row (and +8), column pair */
-    /* 0 at run time, unknown to the compiler: the P carried across iterations is
-     * XOR-ed with it so ptxas sees an in-loop definition (docs/kernels/flash_attn_fwd_wgmma.md) */
-    [[maybe_unused]] const unsigned opaque0 = (unsigned)p.Nq >> 31;
-#if WS_TRACE
-    /* 3 clocks per loop iteration: issue, S retired, P V retired (kTraceIters iterations) */
-    constexpr int kTraceIters = 2048;
-    unsigned long long* const trace = ctid == 0 && blockIdx.x + blockIdx.y + blockIdx.z == 0
-                                          ? reinterpret_cast<unsigned long long*>(wsp + 4) + cons * 3 * kTraceIters
-                                          : nullptr;
-    int n_traced = 0;
-#define WS_TRACE_AT(what) \
-    if (trace && n_traced < kTraceIters) trace[3 * n_traced + (what)] = clock64()
+#if CONS_TILES
+        score_mods::kv_tile_range(p, t.m0 + cons * CONS_ROWS, CONS_ROWS, BLOCK_N, ir.tb, ir.ntiles);
+        /* from lane 0: values ptxas can prove warp-uniform (cons comes from the thread index), so the
+         * ring slots and descriptors stay in uniform registers (up to 10% slower and spills otherwise:
+         * results/h200/hopper_ws/cons_tiles/pairs_nonuniform.md) */
+        ir.tb = __shfl_sync(0xffffffffu, ir.tb, 0);
+        ir.ntiles = __shfl_sync(0xffffffffu, ir.ntiles, 0);
+        const int lead = ir.ntiles > 0 ? ir.tb - t.tb : t.ntiles;
+        skip_tiles(g, lead);
+        g += lead;
 #else
-#define WS_TRACE_AT(what) ((void)0)
+        ir.tb = t.tb, ir.ntiles = t.ntiles;
 #endif
+        ir.m0 = t.m0;
+        ir.slope2 = score_mods::alibi_slope_log2(p, t.h);
+        ir.q_st = q_st;
+        return ir;
+    }
 
-    /* S = Q K^T of the tile in `stage` for every row tile, Q from the buffer at q_st: issued and committed */
-    /* (one m64n{BLOCK_N}k16 per k-step and row tile: BLOCK_N / 64 n64 pieces would each read Q from
+    /* CLUSTER 2, after this block's tiles of item t (g past them): the pair's tiles after them */
+    __device__ __forceinline__ void skip_pair_tail([[maybe_unused]] const WorkItem& t, [[maybe_unused]] int& g,
+                                                   [[maybe_unused]] int ntiles) const {
+#if CLUSTER == 2
+        skip_tiles(g, t.ring_tiles - t.skip - ntiles);
+        g += t.ring_tiles - t.skip - ntiles;
+#endif
+    }
+
+    /* CONS_TILES, after O is stored: the item's tiles after this consumer's, from the item's range
+     * again, so that nothing more is held across the loop (3 consumers of 64 rows: 128 registers) */
+    __device__ __forceinline__ void skip_item_tail([[maybe_unused]] const ItemRows& ir, [[maybe_unused]] int& g) const {
+#if CONS_TILES
+        int item_tb, item_ntiles;
+        score_mods::kv_tile_range(p, ir.m0, kBlockM, BLOCK_N, item_tb, item_ntiles);
+        const int trail = ir.ntiles > 0 ? item_tb + item_ntiles - ir.tb - ir.ntiles : 0;
+        skip_tiles(g, trail);
+        g += trail;
+#endif
+    }
+
+    /* UNMASKED_LOOP: the tiles no row of this consumer masks (absolute indices lo .. hi - 1), from lane 0
+     * as CONS_TILES' range */
+    __device__ __forceinline__ void plain_tiles(int m0, int& lo, int& hi) const {
+        const int first = m0 + cons * CONS_ROWS;
+        score_mods::unmasked_tiles(p, always_generic, p.kv_offset + first, p.kv_offset + min(first + CONS_ROWS, p.Nq) - 1,
+                                   BLOCK_N, lo, hi);
+        lo = __shfl_sync(0xffffffffu, lo, 0);
+        hi = __shfl_sync(0xffffffffu, hi, 0);
+    }
+
+    /* ---- S = Q K^T ---- */
+    /* S of the tile in `stage` for every row tile, Q from the buffer at q_st: issued and committed
+     * (one m64n{BLOCK_N}k16 per k-step and row tile: BLOCK_N / 64 n64 pieces would each read Q from
      * shared memory again, and with both operands there they ask for all the bandwidth it has, which
-     * the K / V copies and P V's reads of V share: docs/kernels/flash_attn_fwd_ws.md, "S in one instruction") */
-    auto issue_s = [&](int stage, float (&s)[kRT][kSAcc], unsigned q_st) {
-        const unsigned k_st = sKa + stage * kTileBytes;
+     * the K / V copies and P V's reads of V share: docs/kernels/flash_attn_fwd_ws.md, "S in one
+     * instruction") */
+    __device__ __forceinline__ void issue_s(int stage, STile& s, unsigned q_st) const {
+        const unsigned k_st = sm.k + stage * kTileBytes;
         wgmma::fence();
 #pragma unroll
         for (int ks = 0; ks < kKS; ++ks) {
@@ -566,492 +771,454 @@ flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, co
             }
         }
         wgmma::commit();
-    };
+    }
 
-    auto s_done = [&](float (&s)[kRT][kSAcc]) {
+    static __device__ __forceinline__ void s_done(STile& s) {
 #pragma unroll
         for (int r = 0; r < kRT; ++r) wgmma::hold(s[r]);
-    };
+    }
 
-    /* the warp is done reading Q (its wgmma retired): one arrival per warp */
-    auto release = [&](unsigned long long* bar) {
-        __syncwarp();
-        if (warp_leader) mbar_arrive(bar);
-    };
-    /* ... a K or V ring slot: one arrival per warp on it in every block of the cluster */
-    auto release_slot = [&](unsigned long long* bar) {
-        __syncwarp();
-        if (warp_leader) {
-            mbar_arrive(bar);
-#if CLUSTER == 2
-            mbar_arrive_cluster(bar, rank ^ 1);
+    /* ---- online softmax ---- */
+    /* Masking and online softmax of row tile r of S (keys n0 ..) of the item whose rows start at im0
+     * (mask_i, slope2_i: its mask rows and ALiBi slope): P packed into A fragments (LATE_PACK: left in
+     * s as floats), the row state updated; O must then be scaled by alpha.  may_mask false: no row of
+     * the consumer masks the tile (UNMASKED_LOOP's plain loop), so the test is compiled out */
+    __device__ __forceinline__ void softmax(RowState& rows, int r, float (&s)[kSAcc], int n0,
+                                            [[maybe_unused]] unsigned (&pk)[kPRegs], float (&alpha)[2], int im0,
+                                            const __half* __restrict__ mask_i, float slope2_i,
+                                            bool may_mask = true) const {
+        const int wrow = crow + 64 * r;
+        const int w_pos_lo = p.kv_offset + im0 + wrow;
+        const int w_pos_hi = p.kv_offset + min(im0 + wrow + 16, p.Nq) - 1;
+        float mul = sl2; /* s * mul is the log2-domain logit */
+        if (may_mask && score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
+            /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
+            mul = 1.f;
+            score_mods::mask_tile<BLOCK_N>(s, p, mask_i, always_generic, slope2_i, sl2, im0 + wrow + lr, n0, lc);
+        }
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            float mpart[SOFTMAX_CHAINS];
+#pragma unroll
+            for (int k = 0; k < SOFTMAX_CHAINS; ++k) mpart[k] = kNegInf;
+#pragma unroll
+            for (int c = 0; c < kSC; ++c) {
+                float& m = mpart[c % SOFTMAX_CHAINS];
+                m = fmaxf(m, fmaxf(s[4 * c + 2 * hh], s[4 * c + 2 * hh + 1]));
+            }
+            float mx = mpart[0];
+#pragma unroll
+            for (int k = 1; k < SOFTMAX_CHAINS; ++k) mx = fmaxf(mx, mpart[k]);
+            const float m_use = online_softmax::advance_max(rows.m[r][hh], online_softmax::quad_max(mx) * mul, alpha[hh]);
+            float lpart[SOFTMAX_CHAINS];
+            lpart[0] = rows.l[r][hh] * alpha[hh];
+#pragma unroll
+            for (int k = 1; k < SOFTMAX_CHAINS; ++k) lpart[k] = 0.f;
+#pragma unroll
+            for (int c = 0; c < kSC; ++c) {
+                const float p0 = ex2(fmaf(s[4 * c + 2 * hh], mul, -m_use));
+                const float p1 = ex2(fmaf(s[4 * c + 2 * hh + 1], mul, -m_use));
+                lpart[c % SOFTMAX_CHAINS] += p0 + p1;
+#if LATE_PACK
+                s[4 * c + 2 * hh] = p0, s[4 * c + 2 * hh + 1] = p1; /* packed by pack_p */
+#else
+                pk[2 * c + hh] = pack2<elem_t>(p0, p1);
 #endif
+            }
+            float l = lpart[0];
+#pragma unroll
+            for (int k = 1; k < SOFTMAX_CHAINS; ++k) l += lpart[k];
+            rows.l[r][hh] = l;
         }
-    };
-    /* ring tiles g0 .. g0 + n - 1 whose keys this block's (CONS_TILES: this consumer's) rows do
-     * not attend: waited for (both blocks' copies landed in this block's slot) and released */
-    [[maybe_unused]] auto skip_tiles = [&](int g0, int n) {
-#pragma unroll 1
-        for (int i = g0; i < g0 + n; ++i) {
-            mbar_wait(&bars.k_full[i % STAGES], (i / STAGES) & 1);
-            mbar_wait(&bars.v_full[i % STAGES], (i / STAGES) & 1);
-            release_slot(&bars.k_empty[i % STAGES]);
-            release_slot(&bars.v_empty[i % STAGES]);
-        }
-    };
+    }
 
+    /* ... of every row tile of S of tile n0 of item ir */
+    __device__ __forceinline__ void softmax_tile(RowState& rows, STile& s, int n0, PFrag& pk, float (&alpha)[kRT][2],
+                                                 const ItemRows& ir, bool may_mask = true) const {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r) softmax(rows, r, s[r], n0, pk[r], alpha[r], ir.m0, ir.mask_b, ir.slope2, may_mask);
+    }
+
+    static __device__ __forceinline__ void rescale_o(OAcc& oacc, const float (&alpha)[kRT][2]) {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+#pragma unroll
+            for (int j = 0; j < kON; ++j) online_softmax::rescale(oacc[r][j], alpha[r]);
+    }
+
+    /* LATE_PACK: the probabilities the softmax left in S, packed into A fragments */
+    static __device__ __forceinline__ void pack_p(const STile& s, PFrag& pk) {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+#pragma unroll
+            for (int i = 0; i < kPRegs; ++i) pk[r][i] = pack2<elem_t>(s[r][2 * i], s[r][2 * i + 1]);
+    }
+
+    /* ---- O += P V ---- */
+    static __device__ __forceinline__ void hold_o(OAcc& oacc) {
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+#pragma unroll
+            for (int j = 0; j < kON; ++j) wgmma::hold(oacc[r][j]);
+    }
+
+    /* O += P V of the tile in `stage`: issued and committed */
+    __device__ __forceinline__ void issue_pv(OAcc& oacc, int stage, const PFrag& pk) const {
+        const unsigned v_st = sm.v + stage * kTileBytes;
+        hold_o(oacc);
+        wgmma::fence();
+#pragma unroll
+        for (int kk = 0; kk < kPKS; ++kk) {
+#pragma unroll
+            for (int r = 0; r < kRT; ++r) {
+                /* keys 16 kk .. 16 kk + 15: n8 chunks 2 kk and 2 kk + 1 of S */
+                const unsigned a[4] = {pk[r][4 * kk], pk[r][4 * kk + 1], pk[r][4 * kk + 2], pk[r][4 * kk + 3]};
+#pragma unroll
+                for (int j = 0; j < kON; ++j)
+                    wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128), 1);
+            }
+        }
+        wgmma::commit();
+    }
+
+    /* ---- epilogue ---- */
+    /* Item ti's O: full row sums, sinks, normalize, store (STORE_O_TMA: to this consumer's buffer, then
+     * one 64 x 64 box per row tile and panel by TMA, as Q's; rows past Nq are not stored) */
+    __device__ __forceinline__ void store_o(const OAcc& oacc, const RowState& rows, const WorkItem& ti,
+                                            const float* __restrict__ sinks, [[maybe_unused]] elem_t* __restrict__ o,
+                                            [[maybe_unused]] const tensor_map* o_map) const {
+        const float sink2 = p.has_sinks ? sinks[ti.h] * kLog2e : kNegInf;
+#if STORE_O_TMA
+        const unsigned o_tile = sm.o + cons * CONS_ROWS * HEAD_DIM * 2;
+        if (ctid == 0) tma_store_wait_read<0>(); /* the previous item's copies have read the buffer */
+        named_bar_sync(kOBarrier + cons, 128);
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+            stage_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], rows.m[r], rows.l[r], sink2, p.has_sinks,
+                                                     o_tile + r * kON * kPanel64, 16 * cwarp + lr, lc);
+        wgmma::fence_proxy_async(); /* the writes, visible to the async proxy (the copy engine) */
+        named_bar_sync(kOBarrier + cons, 128);
+        if (ctid == 0) {
+#pragma unroll
+            for (int r = 0; r < kRT; ++r)
+#pragma unroll
+                for (int j = 0; j < kON; ++j)
+                    tma_store_3d(o_map, o_tile + (r * kON + j) * kPanel64, 64 * j, ti.m0 + cons * CONS_ROWS + 64 * r,
+                                 ti.b * p.Hq + ti.h);
+            tma_store_commit();
+        }
+#else
+        elem_t* __restrict__ og = o + ((long long)(ti.b * p.Hq + ti.h) * p.Nq) * HEAD_DIM;
+#pragma unroll
+        for (int r = 0; r < kRT; ++r)
+            store_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], rows.m[r], rows.l[r], sink2, p.has_sinks, og,
+                                                     ti.m0 + crow + 64 * r + lr, p.Nq, lc);
+#endif
+    }
+
+    /* STORE_O_TMA: the last O copies are done before the block's memory goes */
+    __device__ __forceinline__ void stores_done() const {
+#if STORE_O_TMA
+        if (ctid == 0) tma_store_wait<0>();
+#endif
+    }
+};
+
+/* ------------------------------------------------------------ tile pipelines */
+#if OVERLAP == 0
+/* Each tile of item ir: S, wait, softmax, P V, wait (PINGPONG: each product issued in turn, S and P V
+ * separately, so the consumers stagger: one's softmax runs while the others' products keep the
+ * tensor cores busy).  g: the item's first ring tile. */
+__device__ __forceinline__ void serial_tiles(const Consumer& c, RowState& rows, OAcc& oacc, const ItemRows& ir, int g,
+                                             const Turns& turns) {
+    if (ir.ntiles == 0) c.release(&c.bars.q_empty[0]);
+#pragma unroll 1
+    for (int it = 0; it < ir.ntiles; ++it) {
+        const int stage = (g + it) % STAGES;
+        const unsigned parity = ((g + it) / STAGES) & 1;
+        mbar_wait(&c.bars.k_full[stage], parity);
+        STile s;
+        turns.begin();
+        c.issue_s(stage, s, ir.q_st);
+        turns.end(false);
+        wgmma::wait<0>();
+        Consumer::s_done(s);
+        c.release_slot(&c.bars.k_empty[stage]);
+        if (it + 1 == ir.ntiles) c.release(&c.bars.q_empty[0]); /* the item's last read of Q */
+        PFrag pk;
+        float alpha[kRT][2];
+        c.softmax_tile(rows, s, (ir.tb + it) * BLOCK_N, pk, alpha, ir);
+        Consumer::rescale_o(oacc, alpha);
+        mbar_wait(&c.bars.v_full[stage], parity);
+        turns.begin();
+        c.issue_pv(oacc, stage, pk);
+        turns.end(it + 1 == ir.ntiles);
+        wgmma::wait<0>();
+        Consumer::hold_o(oacc);
+        c.release_slot(&c.bars.v_empty[stage]);
+    }
+}
+#else
+/* OVERLAP 1: S of tile it + 1 and P V of tile it in flight together; the softmax of tile it + 1 runs
+ * while P V still computes.  No wgmma under a run-time branch inside the loop: ptxas serializes every
+ * wgmma of the kernel (C7514) when it cannot prove where accumulators are read. */
+
+/* The item's first S (ring tile g) and its softmax (O is 0: alpha unused), into pk */
+__device__ __forceinline__ void first_tile(const Consumer& c, RowState& rows, PFrag& pk, const ItemRows& ir, int g,
+                                           const Turns& turns) {
+    const int st = g % STAGES;
+    mbar_wait(&c.bars.k_full[st], (g / STAGES) & 1);
+    STile s;
+    turns.begin();
+    c.issue_s(st, s, ir.q_st);
+    turns.end(false);
+    wgmma::wait<0>();
+    Consumer::s_done(s);
+    c.release_slot(&c.bars.k_empty[st]);
+    float alpha[kRT][2];
+    c.softmax_tile(rows, s, ir.tb * BLOCK_N, pk, alpha, ir);
+#if LATE_PACK
+    Consumer::pack_p(s, pk);
+#endif
+}
+
+/* Iteration it: S of tile it + 1 with P V of tile it (P in pk), then the softmax of tile it + 1 under
+ * the P V; pk becomes its P.  g: the item's first ring tile */
+__device__ __forceinline__ void overlap_step(const Consumer& c, RowState& rows, OAcc& oacc, PFrag& pk,
+                                             const ItemRows& ir, int g, int it, bool may_mask, const Turns& turns,
+                                             Trace& trace) {
+    const int gs = g + it + 1, gv = g + it; /* ring tiles of S's K and of P V's V */
+    const int st_s = gs % STAGES, st_v = gv % STAGES;
+    mbar_wait(&c.bars.k_full[st_s], (gs / STAGES) & 1);
+    mbar_wait(&c.bars.v_full[st_v], (gv / STAGES) & 1);
+    STile s;
+    turns.begin();
+    trace.at(0);
+    c.issue_s(st_s, s, ir.q_st);
+    c.issue_pv(oacc, st_v, pk);
+    turns.end(false);
+    wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
+    trace.at(1);
+    Consumer::s_done(s);
+    c.release_slot(&c.bars.k_empty[st_s]);
+    PFrag pk_next;
+    float alpha[kRT][2];
+    c.softmax_tile(rows, s, (ir.tb + it + 1) * BLOCK_N, pk_next, alpha, ir, may_mask);
+    wgmma::wait<0>(); /* P V of tile it done: O and pk free */
+    trace.at(2);
+    trace.next();
+    Consumer::hold_o(oacc);
+    c.release_slot(&c.bars.v_empty[st_v]);
+    Consumer::rescale_o(oacc, alpha);
+#if LATE_PACK
+    Consumer::pack_p(s, pk); /* defined in the loop: no carried copy to disguise */
+#else
+#pragma unroll
+    for (int r = 0; r < kRT; ++r)
+#pragma unroll
+        for (int i = 0; i < kPRegs; ++i) pk[r][i] = pk_next[r][i] ^ c.opaque0; /* a real in-loop definition */
+#endif
+}
+
+/* Iterations 0 .. ntiles - 2 of item ir.  UNMASKED_LOOP: iterations plain_lo .. plain_hi - 1 (iteration
+ * it: the softmax of tile tb + it + 1; plain_tiles_*: absolute tile indices) run the step without the
+ * mask test, the others (a window's left edge before them; the causal diagonal, a window's right edge
+ * and the Nkv edge after them) with it.  Two passes over one loop of each kind rather than three
+ * loops: one copy of each step, as NVRTC's time grows with the copies */
+__device__ __forceinline__ void overlap_tiles(const Consumer& c, RowState& rows, OAcc& oacc, PFrag& pk,
+                                              const ItemRows& ir, int g, [[maybe_unused]] int plain_tiles_lo,
+                                              [[maybe_unused]] int plain_tiles_hi, const Turns& turns, Trace& trace) {
+    const int n_iter = max(ir.ntiles - 1, 0);
+    int it = 0;
+#if UNMASKED_LOOP
+    const int plain_lo = min(plain_tiles_lo - ir.tb - 1, n_iter), plain_hi = min(plain_tiles_hi - ir.tb - 1, n_iter);
+#pragma unroll 1
+    for (int pass = 0; pass < 2; ++pass) {
+        const int masked_end = pass == 0 ? plain_lo : n_iter;
+#pragma unroll 1
+        for (; it < masked_end; ++it) overlap_step(c, rows, oacc, pk, ir, g, it, true, turns, trace);
+        const int plain_end = pass == 0 ? plain_hi : 0;
+#pragma unroll 1
+        for (; it < plain_end; ++it) overlap_step(c, rows, oacc, pk, ir, g, it, false, turns, trace);
+    }
+#else
+#pragma unroll 1
+    for (; it < n_iter; ++it) overlap_step(c, rows, oacc, pk, ir, g, it, true, turns, trace);
+#endif
+}
+
+/* P V of the item's last tile (ring tile gv), alone */
+__device__ __forceinline__ void last_pv(const Consumer& c, OAcc& oacc, const PFrag& pk, int gv, const Turns& turns) {
+    mbar_wait(&c.bars.v_full[gv % STAGES], (gv / STAGES) & 1);
+    turns.begin();
+    c.issue_pv(oacc, gv % STAGES, pk);
+    turns.end(true);
+    wgmma::wait<0>();
+    Consumer::hold_o(oacc);
+    c.release_slot(&c.bars.v_empty[gv % STAGES]);
+}
+#endif
+
+/* ------------------------------------------------------------------ consumer */
+/* One consumer warpgroup: for each item, S, softmax and P V over its tiles, then the epilogue */
+__device__ __forceinline__ void consumer(const Consumer& c, const Schedule& sched, const __half* __restrict__ mask,
+                                        const float* __restrict__ sinks, elem_t* __restrict__ o,
+                                        const tensor_map* o_map, float* wsp) {
+    const attn_params& p = c.p;
+    Trace trace(wsp, c.ctid, c.cons);
     int g = 0; /* ring tiles consumed so far (over every item), as the producer counts them */
     int n_done = 0;
-#if WS_DYNAMIC_ITEMS
-    /* the producer announces item n with its Q: wait for it, then read which item it is */
-    auto item_index = [&](int n) {
-        mbar_wait(&bars.q_full[n % kQBufs], (n / kQBufs) & 1);
-        return *static_cast<volatile int*>(&bars.item[n % kQBufs]);
-    };
-#else
-    auto item_index = [&](int n) { return w_first + n * w_step; };
-#endif
-    /* the row state (max, sum) of each row's online softmax: ITEM_PIPELINE carries the next item's
-     * (its first softmax runs at the end of the item before it) */
-    float row_m[kRT][2], row_l[kRT][2];
-    auto reset_rows = [&]() {
-#pragma unroll
-        for (int r = 0; r < kRT; ++r) row_m[r][0] = row_m[r][1] = kNegInf, row_l[r][0] = row_l[r][1] = 0.f;
-    };
+    /* ITEM_PIPELINE carries the next item's row state (its first softmax runs at the end of the item
+     * before it) */
+    RowState rows;
 #if OVERLAP == 1
-    unsigned pk[kRT][kPRegs]; /* P of the tile whose P V comes next */
+    PFrag pk; /* P of the tile whose P V comes next */
 #endif
 #pragma unroll 1
-    for (int w = item_index(0); w < n_items;) {
-        const WorkItem t = work_item(p, w, rank);
-        const unsigned q_st = sQa + (n_done % kQBufs) * kQBytes; /* this item's Q */
-#if CLUSTER == 2
-        skip_tiles(g, t.skip);
-        g += t.skip;
-#endif
-#if CONS_TILES
-        /* this consumer's rows attend tiles tb .. tb + ntiles - 1, within the item's */
-        int tb, ntiles;
-        score_mods::kv_tile_range(p, t.m0 + cons * CONS_ROWS, CONS_ROWS, BLOCK_N, tb, ntiles);
-        /* from lane 0: values ptxas can prove warp-uniform (cons comes from the thread index), so
-         * the ring slots and descriptors stay in uniform registers (up to 10% slower and spills
-         * otherwise: results/h200/hopper_ws/cons_tiles/pairs_nonuniform.md) */
-        tb = __shfl_sync(0xffffffffu, tb, 0);
-        ntiles = __shfl_sync(0xffffffffu, ntiles, 0);
-        const int lead = ntiles > 0 ? tb - t.tb : t.ntiles;
-        skip_tiles(g, lead);
-        g += lead;
-#else
-        const int tb = t.tb, ntiles = t.ntiles;
-#endif
-        const int m0 = t.m0;
+    for (int w = consumer_item(sched, c.bars, 0); w < sched.n_items;) {
+        const WorkItem t = work_item(p, w, c.rank);
+        ItemRows ir = c.item_rows(t, g, c.sm.q + (n_done % kQBufs) * kQBytes); /* this item's Q */
 #if UNMASKED_LOOP && OVERLAP == 1
-        /* the tiles no row of this consumer masks (absolute indices), from lane 0 as CONS_TILES' range */
         int plain_tiles_lo, plain_tiles_hi;
-        {
-            const int first = m0 + cons * CONS_ROWS;
-            score_mods::unmasked_tiles(p, always_generic, p.kv_offset + first,
-                                       p.kv_offset + min(first + CONS_ROWS, p.Nq) - 1, BLOCK_N, plain_tiles_lo,
-                                       plain_tiles_hi);
-            plain_tiles_lo = __shfl_sync(0xffffffffu, plain_tiles_lo, 0);
-            plain_tiles_hi = __shfl_sync(0xffffffffu, plain_tiles_hi, 0);
-        }
+        c.plain_tiles(ir.m0, plain_tiles_lo, plain_tiles_hi);
+#else
+        const int plain_tiles_lo = 0, plain_tiles_hi = 0;
 #endif
-        const float slope2 = score_mods::alibi_slope_log2(p, t.h);
-        const __half* __restrict__ mask_b = mask + (long long)t.b * Nq * Nkv;
+        ir.mask_b = mask + (long long)t.b * p.Nq * p.Nkv;
 
-        float oacc[kRT][kON][32];
+        OAcc oacc;
 #pragma unroll
         for (int r = 0; r < kRT; ++r)
 #pragma unroll
             for (int j = 0; j < kON; ++j)
 #pragma unroll
                 for (int i = 0; i < 32; ++i) oacc[r][j][i] = 0.f;
-        if (!ITEM_PIPELINE || n_done == 0) reset_rows();
-
-        /* masking and online softmax of row tile r of S (keys n0 ..) of the item whose rows start at
-         * im0 (mask_i, slope2_i: its mask rows and ALiBi slope): P packed into A fragments, the row
-         * state updated; O must then be scaled by alpha.  may_mask false: no row of the consumer masks
-         * the tile (UNMASKED_LOOP's plain loop), so the test is compiled out */
-        auto softmax = [&](int r, float (&s)[kSAcc], int n0, [[maybe_unused]] unsigned (&pk)[kPRegs],
-                           float (&alpha)[2], int im0, const __half* __restrict__ mask_i, float slope2_i,
-                           bool may_mask = true) {
-            const int wrow = crow + 64 * r;
-            const int w_pos_lo = p.kv_offset + im0 + wrow;
-            const int w_pos_hi = p.kv_offset + min(im0 + wrow + 16, Nq) - 1;
-            float mul = sl2; /* s * mul is the log2-domain logit */
-            if (may_mask && score_mods::tile_needs_mask(p, always_generic, n0, BLOCK_N, w_pos_lo, w_pos_hi)) {
-                /* tiles crossing a causal / window / Nkv edge; mask, ALiBi */
-                mul = 1.f;
-                score_mods::mask_tile<BLOCK_N>(s, p, mask_i, always_generic, slope2_i, sl2, im0 + wrow + lr, n0, lc);
-            }
-#pragma unroll
-            for (int hh = 0; hh < 2; ++hh) {
-                float mpart[SOFTMAX_CHAINS];
-#pragma unroll
-                for (int k = 0; k < SOFTMAX_CHAINS; ++k) mpart[k] = kNegInf;
-#pragma unroll
-                for (int c = 0; c < kSC; ++c) {
-                    float& m = mpart[c % SOFTMAX_CHAINS];
-                    m = fmaxf(m, fmaxf(s[4 * c + 2 * hh], s[4 * c + 2 * hh + 1]));
-                }
-                float mx = mpart[0];
-#pragma unroll
-                for (int k = 1; k < SOFTMAX_CHAINS; ++k) mx = fmaxf(mx, mpart[k]);
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                const float m_new = fmaxf(row_m[r][hh], mx * mul);
-                const float m_use = (m_new == kNegInf) ? 0.f : m_new;
-                alpha[hh] = ex2(row_m[r][hh] - m_use);
-                row_m[r][hh] = m_new;
-                float lpart[SOFTMAX_CHAINS];
-                lpart[0] = row_l[r][hh] * alpha[hh];
-#pragma unroll
-                for (int k = 1; k < SOFTMAX_CHAINS; ++k) lpart[k] = 0.f;
-#pragma unroll
-                for (int c = 0; c < kSC; ++c) {
-                    const float p0 = ex2(fmaf(s[4 * c + 2 * hh], mul, -m_use));
-                    const float p1 = ex2(fmaf(s[4 * c + 2 * hh + 1], mul, -m_use));
-                    lpart[c % SOFTMAX_CHAINS] += p0 + p1;
-#if LATE_PACK
-                    s[4 * c + 2 * hh] = p0, s[4 * c + 2 * hh + 1] = p1; /* packed by pack_p */
-#else
-                    pk[2 * c + hh] = pack2<elem_t>(p0, p1);
-#endif
-                }
-                float l = lpart[0];
-#pragma unroll
-                for (int k = 1; k < SOFTMAX_CHAINS; ++k) l += lpart[k];
-                row_l[r][hh] = l;
-            }
-        };
-
-        auto rescale_o = [&](const float (&alpha)[kRT][2]) {
-#pragma unroll
-            for (int r = 0; r < kRT; ++r)
-#pragma unroll
-                for (int j = 0; j < kON; ++j)
-#pragma unroll
-                    for (int c = 0; c < 8; ++c)
-#pragma unroll
-                        for (int hh = 0; hh < 2; ++hh) {
-                            oacc[r][j][4 * c + 2 * hh] *= alpha[r][hh];
-                            oacc[r][j][4 * c + 2 * hh + 1] *= alpha[r][hh];
-                        }
-        };
-
-        /* LATE_PACK: the probabilities the softmax left in S, packed into A fragments */
-        [[maybe_unused]] auto pack_p = [&](const float (&s)[kRT][kSAcc], unsigned (&pk)[kRT][kPRegs]) {
-#pragma unroll
-            for (int r = 0; r < kRT; ++r)
-#pragma unroll
-                for (int i = 0; i < kPRegs; ++i) pk[r][i] = pack2<elem_t>(s[r][2 * i], s[r][2 * i + 1]);
-        };
-
-        auto hold_o = [&]() {
-#pragma unroll
-            for (int r = 0; r < kRT; ++r)
-#pragma unroll
-                for (int j = 0; j < kON; ++j) wgmma::hold(oacc[r][j]);
-        };
-
-        /* O += P V of the tile in `stage`: issued and committed */
-        auto issue_pv = [&](int stage, const unsigned (&pk)[kRT][kPRegs]) {
-            const unsigned v_st = sVa + stage * kTileBytes;
-            hold_o();
-            wgmma::fence();
-#pragma unroll
-            for (int kk = 0; kk < kPKS; ++kk) {
-#pragma unroll
-                for (int r = 0; r < kRT; ++r) {
-                    /* keys 16 kk .. 16 kk + 15: n8 chunks 2 kk and 2 kk + 1 of S */
-                    const unsigned a[4] = {pk[r][4 * kk], pk[r][4 * kk + 1], pk[r][4 * kk + 2], pk[r][4 * kk + 3]};
-#pragma unroll
-                    for (int j = 0; j < kON; ++j)
-                        wgmma::mma_rs<1>(oacc[r][j], a, wgmma::desc_sw128(v_st + j * BLOCK_N * 128 + kk * 16 * 128),
-                                         1);
-                }
-            }
-            wgmma::commit();
-        };
-
-        /* ---- epilogue of item ti: full row sums, sinks, normalize, store ---- */
-        auto store_o = [&](const WorkItem& ti) {
-            const float sink2 = p.has_sinks ? sinks[ti.h] * kLog2e : kNegInf;
-#if STORE_O_TMA
-            /* one 64 x 64 box per row tile and panel, as Q's; rows past Nq are not stored */
-            const unsigned o_tile = sOa + cons * CONS_ROWS * HEAD_DIM * 2;
-            if (ctid == 0) tma_store_wait_read<0>(); /* the previous item's copies have read the buffer */
-            named_bar_sync(kOBarrier + cons, 128);
-#pragma unroll
-            for (int r = 0; r < kRT; ++r)
-                stage_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], row_m[r], row_l[r], sink2, p.has_sinks,
-                                                         o_tile + r * kON * kPanel64, 16 * cwarp + lr, lc);
-            wgmma::fence_proxy_async(); /* the writes, visible to the async proxy (the copy engine) */
-            named_bar_sync(kOBarrier + cons, 128);
-            if (ctid == 0) {
-#pragma unroll
-                for (int r = 0; r < kRT; ++r)
-#pragma unroll
-                    for (int j = 0; j < kON; ++j)
-                        tma_store_3d(&o_map, o_tile + (r * kON + j) * kPanel64, 64 * j, ti.m0 + cons * CONS_ROWS + 64 * r,
-                                     ti.b * p.Hq + ti.h);
-                tma_store_commit();
-            }
-#else
-            elem_t* __restrict__ og = o + ((long long)(ti.b * p.Hq + ti.h) * Nq) * HEAD_DIM;
-#pragma unroll
-            for (int r = 0; r < kRT; ++r)
-                store_output_rows<elem_t, kON, HEAD_DIM>(oacc[r], row_m[r], row_l[r], sink2, p.has_sinks, og,
-                                                         ti.m0 + crow + 64 * r + lr, Nq, lc);
-#endif
-        };
+        if (!ITEM_PIPELINE || n_done == 0) rows.reset();
 
 #if !WS_DYNAMIC_ITEMS
-        mbar_wait(&bars.q_full[0], n_done & 1);
+        mbar_wait(&c.bars.q_full[0], n_done & 1);
 #endif
-
-#if PINGPONG
-        /* consumer c issues its products after consumer c - 1 (round robin): it waits
-         * on barrier 1 + c, then lets the next one go.  The last consumer opens the
-         * first turn of each item and skips its last hand-over, so every barrier's
-         * arrivals and waits pair up within the item. */
-        const int turn_threads = 256;
-        const int my_turn = kTurnBarrier + cons;
-        const int next_turn = kTurnBarrier + (cons + 1) % kConsumers;
-        const bool last_cons = cons == kConsumers - 1;
-        if (last_cons && ntiles > 0) named_bar_arrive(kTurnBarrier, turn_threads);
-#define WS_TURN_BEGIN() named_bar_sync(my_turn, turn_threads)
-#define WS_TURN_END(is_last) \
-    if (!(last_cons && (is_last))) named_bar_arrive(next_turn, turn_threads)
-#else
-#define WS_TURN_BEGIN() ((void)0)
-#define WS_TURN_END(is_last) ((void)0)
-#endif
+        const Turns turns(c.cons, ir.ntiles);
 #if OVERLAP == 0
-        /* each tile: S, wait, softmax, P V, wait (PINGPONG: each product issued in turn,
-         * S and P V separately, so the consumers stagger: one's softmax runs while the
-         * others' products keep the tensor cores busy) */
-        if (ntiles == 0) release(&bars.q_empty[0]);
-#pragma unroll 1
-        for (int it = 0; it < ntiles; ++it) {
-            const int stage = (g + it) % STAGES;
-            const unsigned parity = ((g + it) / STAGES) & 1;
-            mbar_wait(&bars.k_full[stage], parity);
-            float s[kRT][kSAcc];
-            WS_TURN_BEGIN();
-            issue_s(stage, s, q_st);
-            WS_TURN_END(false);
-            wgmma::wait<0>();
-            s_done(s);
-            release_slot(&bars.k_empty[stage]);
-            if (it + 1 == ntiles) release(&bars.q_empty[0]); /* the item's last read of Q */
-            unsigned pk[kRT][kPRegs];
-            float alpha[kRT][2];
-#pragma unroll
-            for (int r = 0; r < kRT; ++r) softmax(r, s[r], (tb + it) * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2);
-            rescale_o(alpha);
-            mbar_wait(&bars.v_full[stage], parity);
-            WS_TURN_BEGIN();
-            issue_pv(stage, pk);
-            WS_TURN_END(it + 1 == ntiles);
-            wgmma::wait<0>();
-            hold_o();
-            release_slot(&bars.v_empty[stage]);
-        }
+        (void)plain_tiles_lo, (void)plain_tiles_hi;
+        serial_tiles(c, rows, oacc, ir, g, turns);
 #else
-        /* S of tile it + 1 and P V of tile it in flight together; the softmax of
-         * tile it + 1 runs while P V still computes.  No wgmma under a run-time
-         * branch inside the loop: ptxas serializes every wgmma of the kernel
-         * (C7514) when it cannot prove where accumulators are read.
-         * ITEM_PIPELINE: after the first item, the end of the item before issued this
-         * item's first S and ran its softmax. */
-#if ITEM_PIPELINE
-        if (n_done == 0 && ntiles > 0) {
-#else
-        if (ntiles > 0) {
-#endif
-            const int st = g % STAGES;
-            mbar_wait(&bars.k_full[st], (g / STAGES) & 1);
-            float s[kRT][kSAcc];
-            WS_TURN_BEGIN();
-            issue_s(st, s, q_st);
-            WS_TURN_END(false);
-            wgmma::wait<0>();
-            s_done(s);
-            release_slot(&bars.k_empty[st]);
-            float alpha[kRT][2];
-#pragma unroll
-            for (int r = 0; r < kRT; ++r)
-                softmax(r, s[r], tb * BLOCK_N, pk[r], alpha[r], m0, mask_b, slope2); /* O is 0: alpha unused */
-#if LATE_PACK
-            pack_p(s, pk);
-#endif
-        }
-        auto overlap_step = [&](int it, bool may_mask) {
-            const int gs = g + it + 1, gv = g + it; /* ring tiles of S's K and of P V's V */
-            const int st_s = gs % STAGES, st_v = gv % STAGES;
-            mbar_wait(&bars.k_full[st_s], (gs / STAGES) & 1);
-            mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
-            float s[kRT][kSAcc];
-            WS_TURN_BEGIN();
-            WS_TRACE_AT(0);
-            issue_s(st_s, s, q_st);
-            issue_pv(st_v, pk);
-            WS_TURN_END(false);
-            wgmma::wait<1>(); /* S of tile it + 1 (committed first) done */
-            WS_TRACE_AT(1);
-            s_done(s);
-            release_slot(&bars.k_empty[st_s]);
-            unsigned pk_next[kRT][kPRegs];
-            float alpha[kRT][2];
-#pragma unroll
-            for (int r = 0; r < kRT; ++r)
-                softmax(r, s[r], (tb + it + 1) * BLOCK_N, pk_next[r], alpha[r], m0, mask_b, slope2, may_mask);
-            wgmma::wait<0>(); /* P V of tile it done: O and pk free */
-            WS_TRACE_AT(2);
-#if WS_TRACE
-            ++n_traced;
-#endif
-            hold_o();
-            release_slot(&bars.v_empty[st_v]);
-            rescale_o(alpha);
-#if LATE_PACK
-            pack_p(s, pk); /* defined in the loop: no carried copy to disguise */
-#else
-#pragma unroll
-            for (int r = 0; r < kRT; ++r)
-#pragma unroll
-                for (int i = 0; i < kPRegs; ++i) pk[r][i] = pk_next[r][i] ^ opaque0; /* a real in-loop definition */
-#endif
-        };
-        const int n_iter = max(ntiles - 1, 0);
-        int it = 0;
-#if UNMASKED_LOOP
-        /* iterations plain_lo .. plain_hi - 1 (iteration it: the softmax of tile tb + it + 1) run the
-         * step without the mask test, the others (a window's left edge before them; the causal diagonal,
-         * a window's right edge and the Nkv edge after them) with it.  Two passes over one loop of each
-         * kind rather than three loops: one copy of each step, as NVRTC's time grows with the copies */
-        const int plain_lo = min(plain_tiles_lo - tb - 1, n_iter), plain_hi = min(plain_tiles_hi - tb - 1, n_iter);
-#pragma unroll 1
-        for (int pass = 0; pass < 2; ++pass) {
-            const int masked_end = pass == 0 ? plain_lo : n_iter;
-#pragma unroll 1
-            for (; it < masked_end; ++it) overlap_step(it, true);
-            const int plain_end = pass == 0 ? plain_hi : 0;
-#pragma unroll 1
-            for (; it < plain_end; ++it) overlap_step(it, false);
-        }
-#else
-#pragma unroll 1
-        for (; it < n_iter; ++it) overlap_step(it, true);
-#endif
+        /* ITEM_PIPELINE: after the first item, the end of the item before issued this item's first S
+         * and ran its softmax */
+        if ((!ITEM_PIPELINE || n_done == 0) && ir.ntiles > 0) first_tile(c, rows, pk, ir, g, turns);
+        overlap_tiles(c, rows, oacc, pk, ir, g, plain_tiles_lo, plain_tiles_hi, turns, trace);
         /* every S of the item retired: the producer may refill its Q buffer */
-        release(&bars.q_empty[n_done % kQBufs]);
+        c.release(&c.bars.q_empty[n_done % kQBufs]);
 #if ITEM_PIPELINE
-        /* The next item (its Q announced in the other buffer): its first S goes out with this
-         * item's last P V, and O is stored while that S computes.  Each path below is straight
-         * wgmma code: with the products under separate run-time branches ptxas cannot tell which
-         * group a wait retires, waits for all (C7517) and serializes every wgmma (C7512). */
-        const int w_next = item_index(n_done + 1);
-        const WorkItem tn = work_item(p, w_next < n_items ? w_next : w, rank);
-        const bool next_s = w_next < n_items && tn.ntiles > 0;
-        const int gn = g + ntiles, gv = gn - 1; /* ring tiles of the next item's first K, of the last V */
+        /* The next item (its Q announced in the other buffer): its first S goes out with this item's
+         * last P V, and O is stored while that S computes.  Each path below is straight wgmma code:
+         * with the products under separate run-time branches ptxas cannot tell which group a wait
+         * retires, waits for all (C7517) and serializes every wgmma (C7512). */
+        const int w_next = consumer_item(sched, c.bars, n_done + 1);
+        const WorkItem tn = work_item(p, w_next < sched.n_items ? w_next : w, c.rank);
+        const bool next_s = w_next < sched.n_items && tn.ntiles > 0;
+        const int gn = g + ir.ntiles, gv = gn - 1; /* ring tiles of the next item's first K, of the last V */
+        const unsigned q_next = c.sm.q + ((n_done + 1) % kQBufs) * kQBytes;
         /* the next item's first softmax, on S in s_next (O is 0 then: alpha unused) */
-        auto first_softmax = [&](float (&s_next)[kRT][kSAcc]) {
-            const float slope2_n = score_mods::alibi_slope_log2(p, tn.h);
-            const __half* __restrict__ mask_n = mask + (long long)tn.b * Nq * Nkv;
+        auto first_softmax = [&](STile& s_next) {
+            ItemRows irn;
+            irn.m0 = tn.m0;
+            irn.mask_b = mask + (long long)tn.b * p.Nq * p.Nkv;
+            irn.slope2 = score_mods::alibi_slope_log2(p, tn.h);
             float alpha[kRT][2];
 #pragma unroll
             for (int r = 0; r < kRT; ++r)
-                softmax(r, s_next[r], tn.tb * BLOCK_N, pk[r], alpha[r], tn.m0, mask_n, slope2_n);
+                c.softmax(rows, r, s_next[r], tn.tb * BLOCK_N, pk[r], alpha[r], irn.m0, irn.mask_b, irn.slope2);
 #if LATE_PACK
-            pack_p(s_next, pk);
+            Consumer::pack_p(s_next, pk);
 #endif
         };
-        if (ntiles > 0 && next_s) {
-            mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
-            mbar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
-            float s_next[kRT][kSAcc];
-            WS_TURN_BEGIN(); /* PINGPONG: this item's last turn carries the next item's first S */
-            issue_pv(gv % STAGES, pk);
-            issue_s(gn % STAGES, s_next, sQa + ((n_done + 1) % kQBufs) * kQBytes);
-            WS_TURN_END(true);
+        if (ir.ntiles > 0 && next_s) {
+            mbar_wait(&c.bars.v_full[gv % STAGES], (gv / STAGES) & 1);
+            mbar_wait(&c.bars.k_full[gn % STAGES], (gn / STAGES) & 1);
+            STile s_next;
+            turns.begin(); /* PINGPONG: this item's last turn carries the next item's first S */
+            c.issue_pv(oacc, gv % STAGES, pk);
+            c.issue_s(gn % STAGES, s_next, q_next);
+            turns.end(true);
             wgmma::wait<1>(); /* the P V (committed first) done */
-            hold_o();
-            release_slot(&bars.v_empty[gv % STAGES]);
-            store_o(t);
-            reset_rows();
+            Consumer::hold_o(oacc);
+            c.release_slot(&c.bars.v_empty[gv % STAGES]);
+            c.store_o(oacc, rows, t, sinks, o, o_map);
+            rows.reset();
             wgmma::wait<0>();
-            s_done(s_next);
-            release_slot(&bars.k_empty[gn % STAGES]);
+            Consumer::s_done(s_next);
+            c.release_slot(&c.bars.k_empty[gn % STAGES]);
             first_softmax(s_next);
         } else { /* the last item, or no keys on one side of the boundary: one product at a time */
-            if (ntiles > 0) {
-                mbar_wait(&bars.v_full[gv % STAGES], (gv / STAGES) & 1);
-                WS_TURN_BEGIN();
-                issue_pv(gv % STAGES, pk);
-                WS_TURN_END(true);
-                wgmma::wait<0>();
-                hold_o();
-                release_slot(&bars.v_empty[gv % STAGES]);
-            }
-            store_o(t);
-            reset_rows();
+            if (ir.ntiles > 0) last_pv(c, oacc, pk, gv, turns);
+            c.store_o(oacc, rows, t, sinks, o, o_map);
+            rows.reset();
             if (next_s) {
-                mbar_wait(&bars.k_full[gn % STAGES], (gn / STAGES) & 1);
-                float s_next[kRT][kSAcc];
-                issue_s(gn % STAGES, s_next, sQa + ((n_done + 1) % kQBufs) * kQBytes);
+                mbar_wait(&c.bars.k_full[gn % STAGES], (gn / STAGES) & 1);
+                STile s_next;
+                c.issue_s(gn % STAGES, s_next, q_next);
                 wgmma::wait<0>();
-                s_done(s_next);
-                release_slot(&bars.k_empty[gn % STAGES]);
+                Consumer::s_done(s_next);
+                c.release_slot(&c.bars.k_empty[gn % STAGES]);
                 first_softmax(s_next);
             }
         }
         g = gn;
         ++n_done;
         w = w_next;
+        continue;
 #else
-        if (ntiles > 0) { /* P V of the last tile */
-            const int gv = g + ntiles - 1, st_v = gv % STAGES;
-            mbar_wait(&bars.v_full[st_v], (gv / STAGES) & 1);
-            WS_TURN_BEGIN();
-            issue_pv(st_v, pk);
-            WS_TURN_END(true);
-            wgmma::wait<0>();
-            hold_o();
-            release_slot(&bars.v_empty[st_v]);
-        }
+        if (ir.ntiles > 0) last_pv(c, oacc, pk, g + ir.ntiles - 1, turns);
 #endif
 #endif
-#undef WS_TURN_BEGIN
-#undef WS_TURN_END
-#undef WS_TRACE_AT
-#if !ITEM_PIPELINE
-        g += ntiles;
-#if CLUSTER == 2
-        skip_tiles(g, t.ring_tiles - t.skip - ntiles);
-        g += t.ring_tiles - t.skip - ntiles;
-#endif
-        store_o(t);
-#if CONS_TILES
-        {   /* the item's tiles after this consumer's, after O is stored and from the item's range
-             * again, so that nothing more is held across the loop (3 consumers of 64 rows: 128 registers) */
-            int item_tb, item_ntiles;
-            score_mods::kv_tile_range(p, m0, kBlockM, BLOCK_N, item_tb, item_ntiles);
-            const int trail = ntiles > 0 ? item_tb + item_ntiles - tb - ntiles : 0;
-            skip_tiles(g, trail);
-            g += trail;
-        }
-#endif
+        /* not ITEM_PIPELINE: the item's end */
+        g += ir.ntiles;
+        c.skip_pair_tail(t, g, ir.ntiles);
+        c.store_o(oacc, rows, t, sinks, o, o_map);
+        c.skip_item_tail(ir, g);
         ++n_done;
-        w = item_index(n_done);
-#endif
+        w = consumer_item(sched, c.bars, n_done);
     }
-#if STORE_O_TMA
-    if (ctid == 0) tma_store_wait<0>(); /* the last O copies are done before the block's memory goes */
+    c.stores_done();
+}
+
+}  // namespace ws
+
+/* ------------------------------------------------------------------- kernel */
+extern "C" __global__ void __launch_bounds__(ws::kThreads, 1)
+flash_attn_fwd_ws(const elem_t* __restrict__ q, const elem_t* __restrict__ k, const elem_t* __restrict__ v,
+                  const __half* __restrict__ mask, const float* __restrict__ sinks, elem_t* __restrict__ o,
+                  float* __restrict__ wsp, attn_params p, const __grid_constant__ ptx::tensor_map q_map,
+                  const __grid_constant__ ptx::tensor_map k_map, const __grid_constant__ ptx::tensor_map v_map,
+                  const __grid_constant__ ptx::tensor_map o_map) {
+    using namespace ws;
+    (void)q;
+    (void)k;
+    (void)v;
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ Barriers bars;
+    const SmemLayout sm = smem_layout(smem_raw);
+    const int tid = threadIdx.x;
+    const int rank = cluster_rank();
+    const Schedule sched = block_schedule(p);
+    init_barriers(bars, tid);
+
+    if (tid >> 7 == 0) { /* warpgroup 0: the producer */
+#if REG_SPLIT
+        setmaxnreg_dec<PRODUCER_REGS>();
 #endif
+        if (tid == 0) producer(p, bars, sm, sched, rank, wsp, &q_map, &k_map, &v_map);
 #if CLUSTER == 2
-    cluster_sync(); /* no block leaves while its peer may still arrive on its barriers */
+        __syncwarp();
 #endif
+        cluster_exit();
+        return; /* every copy issued lands in a ring slot some consumer waits for */
+    }
+    /* warpgroups 1 .. WS_CONSUMERS: the consumers */
+#if REG_SPLIT
+    setmaxnreg_inc<CONSUMER_REGS>();
+#endif
+    consumer(Consumer(p, bars, sm, tid, rank), sched, mask, sinks, o, &o_map, wsp);
+    cluster_exit();
 }

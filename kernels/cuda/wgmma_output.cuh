@@ -2,12 +2,12 @@
  *
  * One m64 row tile of O as wgmma accumulates it (per thread two rows, lr and lr + 8, and per
  * 64-column panel 8 pairs of columns): the row sums are completed across the quad, the sinks and
- * the row maximum give the normaliser (score_mods::row_normalizer), and each pair is stored packed.
+ * the row maximum give the normaliser (online_softmax::row_normalizer), and each pair is stored packed.
  * Rows past Nq and the padded columns of a head dimension that is not a multiple of 64 are never
  * stored. */
 #pragma once
 
-#include "cuda/attn_score_mods.cuh"
+#include "cuda/online_softmax.cuh"
 #include "cuda/ptx/mma.cuh"
 #include "cuda/ptx/shared.cuh"
 
@@ -18,10 +18,8 @@ __device__ __forceinline__ void output_rows(const float (&oacc)[kPanels][32], co
                                             const float (&row_l)[2], float sink2, bool has_sinks, Kept kept, Put put) {
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh) {
-        float l = row_l[hh];
-        l += __shfl_xor_sync(0xffffffffu, l, 1);
-        l += __shfl_xor_sync(0xffffffffu, l, 2);
-        const float inv = score_mods::row_normalizer(l, row_m[hh], sink2, has_sinks);
+        const float inv =
+            online_softmax::row_normalizer(online_softmax::quad_sum(row_l[hh]), row_m[hh], sink2, has_sinks);
         if (!kept(hh)) continue;
 #pragma unroll
         for (int j = 0; j < kPanels; ++j)
