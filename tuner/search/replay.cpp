@@ -61,7 +61,7 @@ std::optional<double> quantile(const std::vector<std::optional<double>>& sorted,
 }
 
 ReplayResult replay(const RecordedGroup& group, const ReplayOptions& options) {
-  ReplayResult result{group.kernel, group.shape, group.size(), group.best, 0, {}, {}, {}, {}};
+  ReplayResult result{group.kernel, group.shape, group.size(), group.best, 0, {}, {}, {}, {}, 0};
   result.budget = options.budget_evals > 0 ? std::min(options.budget_evals, group.size()) : group.size();
   const Evaluate recorded = [&](const Config& c) {
     const auto it = group.costs.find(config_key(c));
@@ -75,12 +75,13 @@ ReplayResult replay(const RecordedGroup& group, const ReplayOptions& options) {
     const SearchRun run = run_search(*strategy, {result.budget, 0}, recorded);
     std::vector<double> best_so_far;
     double best = std::numeric_limits<double>::infinity();
-    ReplayRun summary{seed, static_cast<long long>(run.evaluations.size()), std::nullopt, 0};
+    ReplayRun summary{seed, static_cast<long long>(run.evaluations.size()), std::nullopt, 0, {}, run.strategy_seconds};
     for (const auto& o : run.evaluations) {
       if (o.cost && *o.cost < best) {
         best = *o.cost;
         summary.best = o.config;
         summary.best_ms = best;
+        summary.improvements.emplace_back(static_cast<long long>(best_so_far.size()) + 1, best);
       }
       best_so_far.push_back(best);
     }
@@ -102,6 +103,14 @@ ReplayResult replay(const RecordedGroup& group, const ReplayOptions& options) {
         quantile(needed, 0.25), quantile(needed, 0.5), quantile(needed, 0.75),
         static_cast<int>(std::count_if(needed.begin(), needed.end(), [](const auto& n) { return n.has_value(); }))};
     result.within.emplace_back(tolerance, q);
+  }
+
+  std::vector<double> seconds;
+  for (const auto& run : result.runs)
+    seconds.insert(seconds.end(), run.strategy_seconds.begin(), run.strategy_seconds.end());
+  if (!seconds.empty()) {
+    std::nth_element(seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2), seconds.end());
+    result.strategy_ms_median = 1000 * seconds[seconds.size() / 2];
   }
 
   for (long long step : budget_steps(result.budget)) {
@@ -131,11 +140,15 @@ nlohmann::json replay_json(const std::vector<ReplayResult>& results, const Repla
     nlohmann::json gaps = nlohmann::json::array();
     for (const auto& [budget, gap] : r.gap_at_budget) gaps.push_back({{"budget", budget}, {"median_gap", gap}});
     nlohmann::json runs = nlohmann::json::array();
-    for (const auto& run : r.runs)
+    for (const auto& run : r.runs) {
+      nlohmann::json improvements = nlohmann::json::array();
+      for (const auto& [evaluation, ms] : run.improvements) improvements.push_back({evaluation, ms});
       runs.push_back({{"seed", run.seed},
                       {"evaluations", run.evaluations},
                       {"best", run.best ? nlohmann::json(config_key(*run.best)) : nlohmann::json(nullptr)},
-                      {"best_ms", run.best ? nlohmann::json(run.best_ms) : nlohmann::json(nullptr)}});
+                      {"best_ms", run.best ? nlohmann::json(run.best_ms) : nlohmann::json(nullptr)},
+                      {"improvements", improvements}});
+    }
     groups.push_back({{"kernel", r.kernel},
                       {"shape", r.shape},
                       {"space_size", r.space_size},
@@ -143,6 +156,7 @@ nlohmann::json replay_json(const std::vector<ReplayResult>& results, const Repla
                       {"budget", r.budget},
                       {"evaluations_to_within", within},
                       {"best_at_budget", gaps},
+                      {"strategy_ms_per_evaluation_median", r.strategy_ms_median},
                       {"runs", runs}});
   }
   return {{"schema", "attn-tune.replay/1"},
@@ -163,7 +177,7 @@ std::string replay_table(const std::vector<ReplayResult>& results, const ReplayO
                          fmt::format("{}-{}", evals_text(q.q1), evals_text(q.q3)), q.reached, options.repeat);
     out += "  best found (median over runs, % slower than the recorded best) at each budget:\n   ";
     for (const auto& [budget, gap] : r.gap_at_budget) out += fmt::format(" {}:{:.1f}%", budget, gap * 100);
-    out += "\n";
+    out += fmt::format("\n  the strategy's own time: median {:.3f} ms per evaluation\n", r.strategy_ms_median);
   }
   return out;
 }

@@ -51,6 +51,9 @@ struct ReplayRun {
   long long evaluations = 0;   // configurations evaluated (at most the budget)
   std::optional<Config> best;  // the fastest found; nullopt when none it evaluated ran ok
   double best_ms = 0;
+  // (evaluation, time) each time the best so far improved; evaluations count from 1.
+  std::vector<std::pair<long long, double>> improvements;
+  std::vector<double> strategy_seconds;  // the strategy's own time for each evaluation
 };
 
 struct ReplayResult {
@@ -63,6 +66,8 @@ struct ReplayResult {
   std::vector<std::pair<long long, double>> gap_at_budget;
   std::vector<std::vector<double>> best_so_far;  // per run: best time after each evaluation
   std::vector<ReplayRun> runs;
+  // Median over every evaluation of every run of the strategy's own time (propose and tell), ms.
+  double strategy_ms_median = 0;
 };
 
 ReplayResult replay(const RecordedGroup& group, const ReplayOptions& options);

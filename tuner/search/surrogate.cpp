@@ -31,11 +31,7 @@ double expected_improvement(double mean, double stddev, double best) {
   return gain * cdf + stddev * pdf;
 }
 
-SurrogateSearch::SurrogateSearch(const SpaceSampler& space, std::uint64_t seed) : Strategy(space, seed) {
-  if (space.product_size() > kEnumerateUpTo) return;
-  for (long long i = 0; i < space.product_size(); ++i)
-    if (Config c = space.at(i); space.valid(c)) all_valid_.push_back(std::move(c));
-}
+SurrogateSearch::SurrogateSearch(const SpaceSampler& space, std::uint64_t seed) : Strategy(space, seed) {}
 
 std::vector<double> SurrogateSearch::features(const Config& config) const {
   // A parameter whose values are all positive by its value's log2 (tile sizes, thread and split
@@ -55,6 +51,12 @@ std::vector<double> SurrogateSearch::features(const Config& config) const {
 std::vector<Config> SurrogateSearch::candidates() {
   std::vector<Config> out;
   if (space_.product_size() <= kEnumerateUpTo) {
+    // Listed on first use, not in the constructor, so that a --budget-time search counts it.
+    if (!listed_) {
+      for (long long i = 0; i < space_.product_size(); ++i)
+        if (Config c = space_.at(i); space_.valid(c)) all_valid_.push_back(std::move(c));
+      listed_ = true;
+    }
     for (const auto& c : all_valid_)
       if (!proposed(c)) out.push_back(c);
     return out;

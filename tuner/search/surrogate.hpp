@@ -30,6 +30,7 @@ class SurrogateSearch final : public Strategy {
 
   ExtraTrees model_{32, 1};
   std::vector<Config> all_valid_;  // when the product is small enough to list
+  bool listed_ = false;
 };
 
 // Expected improvement below BEST of a normal prediction (minimisation).
