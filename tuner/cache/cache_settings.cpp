@@ -11,16 +11,8 @@ std::filesystem::path CompileCacheSettings::resolved_dir() const {
   return {};
 }
 
-nlohmann::json CompileCacheSettings::to_json() const {
-  return {{"enabled", enabled}, {"dir", dir.string()}, {"max_mb", max_mb}};
-}
+nlohmann::json CompileCacheSettings::to_json() const { return *this; }
 
-CompileCacheSettings CompileCacheSettings::from_json(const nlohmann::json& j) {
-  CompileCacheSettings s;
-  s.enabled = j.value("enabled", s.enabled);
-  s.dir = j.value("dir", std::string{});
-  s.max_mb = j.value("max_mb", s.max_mb);
-  return s;
-}
+CompileCacheSettings CompileCacheSettings::from_json(const nlohmann::json& j) { return j.get<CompileCacheSettings>(); }
 
 }  // namespace attn

@@ -16,8 +16,10 @@ struct CompileCacheSettings {
   // DIR, or the default location; empty when neither it nor $HOME is set.
   std::filesystem::path resolved_dir() const;
 
-  nlohmann::json to_json() const;
+  nlohmann::json to_json() const;  // the macro's below
   static CompileCacheSettings from_json(const nlohmann::json& j);
 };
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompileCacheSettings, enabled, dir, max_mb)
 
 }  // namespace attn

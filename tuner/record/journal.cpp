@@ -51,6 +51,7 @@ void read_header(const nlohmann::json& j, Journal::Contents& c) {
 
 }  // namespace
 
+// Hand-written: the header carries its record type and format version, and reading it names what is damaged.
 nlohmann::json Journal::Header::to_json() const {
   return {{"type", "header"},
           {"format", kFormat},
@@ -120,7 +121,7 @@ Journal::Contents Journal::read(const std::filesystem::path& path, const Header&
             fmt::format("line {} is an unreadable result ({}): its configuration is measured again", number, e.what()));
       }
     } else if (type == "resume") {
-      c.resumes.push_back({j.value("command", ""), j.value("utc", "")});
+      c.resumes.push_back(j.get<LeaderboardResume>());  // the record's own fields, "type" beside them
     } else if (type == "finished") {
       c.finished = true;
     } else {
@@ -142,7 +143,9 @@ Journal::Journal(const std::filesystem::path& path, const Contents& contents, co
   // A torn last line would otherwise run into the next record.
   if (std::filesystem::file_size(path) != contents.intact_bytes) std::filesystem::resize_file(path, contents.intact_bytes);
   open("a");
-  write_line({{"type", "resume"}, {"command", resume.command}, {"utc", resume.utc}});
+  nlohmann::json line = resume;
+  line["type"] = "resume";
+  write_line(line);
 }
 
 void Journal::open(const char* mode) {

@@ -171,13 +171,6 @@ void to_json(nlohmann::json& j, const LeaderboardGroup& g) {
 
 void from_json(const nlohmann::json& j, LeaderboardGroup& g) { g = group_from_json(j, "group"); }
 
-void to_json(nlohmann::json& j, const LeaderboardResume& r) { j = {{"command", r.command}, {"utc", r.utc}}; }
-
-void from_json(const nlohmann::json& j, LeaderboardResume& r) {
-  r.command = j.value("command", "");
-  r.utc = j.value("utc", "");
-}
-
 void to_json(nlohmann::json& j, const Leaderboard& lb) {
   nlohmann::json sources = nlohmann::json::object();
   for (const auto& s : lb.sources) {
@@ -207,13 +200,8 @@ void to_json(nlohmann::json& j, const Leaderboard& lb) {
   if (!lb.started_utc.empty()) j["started_utc"] = lb.started_utc;
   if (!lb.resumes.empty()) j["resumes"] = lb.resumes;
   if (!lb.devices.empty()) j["devices"] = lb.devices;
-  if (!lb.shard.whole()) j["shard"] = lb.shard.to_json();
-  for (const auto& part : lb.merged_from)
-    j["merged_from"].push_back({{"file", part.file},
-                                {"device", part.device},
-                                {"complete", part.complete},
-                                {"shard", part.shard.to_json()},
-                                {"created_utc", part.created_utc}});
+  if (!lb.shard.whole()) j["shard"] = lb.shard;
+  if (!lb.merged_from.empty()) j["merged_from"] = lb.merged_from;
   if (!lb.missing.empty()) j["missing"] = lb.missing;
 }
 
@@ -241,11 +229,8 @@ void from_json(const nlohmann::json& j, Leaderboard& lb) {
   });
   reading("distribution", [&] {
     lb.devices = j.value("devices", std::vector<std::string>{});
-    if (j.contains("shard")) lb.shard = Shard::from_json(j.at("shard"));
-    for (const auto& part : j.value("merged_from", nlohmann::json::array()))
-      lb.merged_from.push_back({part.value("file", ""), part.value("device", ""), part.value("complete", true),
-                                Shard::from_json(part.value("shard", nlohmann::json::object())),
-                                part.value("created_utc", "")});
+    lb.shard = j.value("shard", lb.shard);
+    lb.merged_from = j.value("merged_from", std::vector<LeaderboardPart>{});
     lb.missing = j.value("missing", std::vector<std::string>{});
   });
   reading("device", [&] { lb.device = DeviceInfo::from_json(require(j, "device", "")); });

@@ -9,25 +9,6 @@ namespace attn {
 namespace {
 constexpr Status kAll[] = {Status::ok,      Status::compile_failed, Status::launch_failed, Status::incorrect,
                            Status::skipped, Status::crashed,        Status::timeout,       Status::host_oom};
-
-KernelResources resources_from_json(const nlohmann::json& j) {
-  KernelResources r;
-  auto get = [&](const char* key, auto& field) {
-    if (j.contains(key)) field = j.at(key).get<typename std::remove_reference_t<decltype(field)>::value_type>();
-  };
-  get("registers", r.registers);
-  get("private_mem_bytes", r.private_mem_bytes);
-  get("spill_store_bytes", r.spill_store_bytes);
-  get("spill_load_bytes", r.spill_load_bytes);
-  get("static_local_bytes", r.static_local_bytes);
-  get("max_work_group_size", r.max_work_group_size);
-  get("theoretical_occupancy", r.theoretical_occupancy);
-  get("driver_occupancy", r.driver_occupancy);
-  get("occupancy_limited_by", r.occupancy_limited_by);
-  get("symbol", r.symbol);
-  if (j.contains("compiler_notes")) r.compiler_notes = j.at("compiler_notes").get<std::vector<std::string>>();
-  return r;
-}
 }  // namespace
 
 const char* status_name(Status s) {
@@ -77,7 +58,7 @@ nlohmann::json ConfigResult::to_json() const {
   j["defines"] = defines;
   if (!launches.empty()) j["launches"] = launches;
   if (workspace_bytes) j["workspace_bytes"] = workspace_bytes;
-  if (timing) j["timing"] = timing->to_json();
+  if (timing) j["timing"] = *timing;
   if (clocks) j["clocks"] = clocks->to_json();
   if (timing) {
     j["gflops"] = gflops;
@@ -93,11 +74,7 @@ nlohmann::json ConfigResult::to_json() const {
   j["resources"] = res;
   if (verify) j["verify"] = verify->to_json();
   if (!checks.empty()) j["checks"] = checks;
-  if (tie)
-    j["tie"] = {{"order", tie->order},
-                {"of", tie->of},
-                {"interleaved_median_ms", tie->interleaved_median_ms},
-                {"interleaved_rel_noise", tie->interleaved_rel_noise}};
+  if (tie) j["tie"] = *tie;
   if (!device.empty()) j["device"] = device;
   if (timing) j["stage"] = stage;
   if (replayed) j["replayed"] = true;
@@ -114,7 +91,7 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
   r.defines = j.value("defines", "");
   r.launches = j.value("launches", nlohmann::json::array());
   r.workspace_bytes = j.value("workspace_bytes", std::size_t{0});
-  if (j.contains("timing")) r.timing = SampleStats::from_json(j.at("timing"));
+  if (j.contains("timing")) r.timing = j.at("timing").get<SampleStats>();
   if (j.contains("clocks")) r.clocks = ClockRecord::from_json(j.at("clocks"));
   r.gflops = j.value("gflops", 0.0);
   r.gbps = j.value("gbps", 0.0);
@@ -127,8 +104,8 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
   r.compile_ms = j.value("compile_ms", 0.0);
   r.compile_cached = j.value("compile_cached", false);
   if (j.contains("resources"))
-    for (const auto& [entry, res] : j.at("resources").items()) r.resources[entry] = resources_from_json(res);
-  if (j.contains("verify")) {
+    for (const auto& [entry, res] : j.at("resources").items()) r.resources[entry] = KernelResources::from_json(res);
+  if (j.contains("verify")) {  // VerifyReport's writer is in ops/operation.cpp: a macro there would replace both
     const auto& v = j.at("verify");
     VerifyReport vr;
     vr.passed = v.value("passed", false);
@@ -141,11 +118,7 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
     r.verify = vr;
   }
   r.checks = j.value("checks", nlohmann::json::object());
-  if (j.contains("tie")) {
-    const auto& t = j.at("tie");
-    r.tie = Tie{t.value("order", 1), t.value("of", 2), t.value("interleaved_median_ms", 0.0),
-                t.value("interleaved_rel_noise", 0.0)};
-  }
+  if (j.contains("tie")) r.tie = j.at("tie").get<Tie>();
   r.device = j.value("device", "");
   r.stage = j.value("stage", Stage::thorough);  // written before stages: measured in full
   r.replayed = j.value("replayed", false);

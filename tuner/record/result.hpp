@@ -39,6 +39,7 @@ struct Job {
   std::string preset;
 
   std::string key() const;  // "kernel|shape|BLOCK_M=32,..."
+  // Hand-written: `params` is a list of [name, value] pairs (the configuration's order), not an object.
   nlohmann::json to_json() const;
   static Job from_json(const nlohmann::json& j);
 };
@@ -58,6 +59,7 @@ struct Tie {
   double interleaved_median_ms = 0;
   double interleaved_rel_noise = 0;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Tie, order, of, interleaved_median_ms, interleaved_rel_noise)
 
 // Where one evaluation's wall time went besides compiling (docs/timing.md's cost table).
 struct EvaluationCost {
@@ -96,6 +98,8 @@ struct ConfigResult {
   nlohmann::json checks = nlohmann::json::object();  // determinism and other checks, by name
   std::string device;                                // the device id that measured it, when a sweep ran on several
 
+  // Hand-written: the job's fields are flattened in, empty and optional fields are left out, the status is read
+  // by name with a named error, and files from before stages read as thorough.
   nlohmann::json to_json() const;
   static ConfigResult from_json(const nlohmann::json& j);
 };

@@ -63,34 +63,20 @@ TimingSettings TimingSettings::from_json(const nlohmann::json& j) {
   return t;
 }
 
-nlohmann::json DeterminismSettings::to_json() const {
-  return {{"enabled", enabled},
-          {"runs", runs},
-          {"batch_sizes", batch_sizes},
-          {"cache_growth_steps", cache_growth_steps},
-          {"require", require}};
-}
+nlohmann::json DeterminismSettings::to_json() const { return *this; }
 
-DeterminismSettings DeterminismSettings::from_json(const nlohmann::json& j) {
-  DeterminismSettings d;
-  d.enabled = j.value("enabled", d.enabled);
-  d.runs = j.value("runs", d.runs);
-  d.batch_sizes = j.value("batch_sizes", d.batch_sizes);
-  d.cache_growth_steps = j.value("cache_growth_steps", d.cache_growth_steps);
-  d.require = j.value("require", d.require);
-  return d;
-}
+DeterminismSettings DeterminismSettings::from_json(const nlohmann::json& j) { return j.get<DeterminismSettings>(); }
 
 nlohmann::json RunSettings::to_json() const {
   return {{"seed", seed},
           {"timing", timing.to_json()},
           {"measure", measure},
-          {"determinism", determinism.to_json()},
+          {"determinism", determinism},
           {"isolate", isolate},
           {"watchdog_s", watchdog_s},
           {"prepare_timeout_s", prepare_timeout_s},
-          {"compile_cache", compile_cache.to_json()},
-          {"ties", ties.to_json()}};
+          {"compile_cache", compile_cache},
+          {"ties", ties}};
 }
 
 RunSettings RunSettings::from_json(const nlohmann::json& j) {
@@ -99,12 +85,12 @@ RunSettings RunSettings::from_json(const nlohmann::json& j) {
   if (j.contains("timing")) s.timing = TimingSettings::from_json(j.at("timing"));
   // Written before stages existed: every configuration was measured in full.
   s.measure = j.contains("measure") ? j.at("measure").get<MeasureSettings>() : MeasureSettings{MeasureMode::thorough};
-  if (j.contains("determinism")) s.determinism = DeterminismSettings::from_json(j.at("determinism"));
+  s.determinism = j.value("determinism", s.determinism);
   s.isolate = j.value("isolate", s.isolate);
   s.watchdog_s = j.value("watchdog_s", s.watchdog_s);
   s.prepare_timeout_s = j.value("prepare_timeout_s", s.prepare_timeout_s);
-  if (j.contains("compile_cache")) s.compile_cache = CompileCacheSettings::from_json(j.at("compile_cache"));
-  if (j.contains("ties")) s.ties = TieSettings::from_json(j.at("ties"));
+  s.compile_cache = j.value("compile_cache", s.compile_cache);
+  s.ties = j.value("ties", s.ties);
   return s;
 }
 

@@ -47,6 +47,8 @@ struct TimingSettings {
 
   bool flush_cache() const { return policy != TimingPolicy::warm; }
 
+  // Hand-written: reads files from before policies (only `flush_cache`) and before warm-up by time, and an
+  // unknown policy is a UsageError naming the accepted ones.
   nlohmann::json to_json() const;
   static TimingSettings from_json(const nlohmann::json& j);
 };
@@ -59,9 +61,11 @@ struct DeterminismSettings {
   int cache_growth_steps = 4;              // decode positions one at a time vs at once; < 2 = off
   std::vector<std::string> require;        // checks a configuration must pass to rank ("deterministic", "batch_invariant")
 
-  nlohmann::json to_json() const;
+  nlohmann::json to_json() const;  // the macro's below
   static DeterminismSettings from_json(const nlohmann::json& j);
 };
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeterminismSettings, enabled, runs, batch_sizes, cache_growth_steps, require)
 
 // Throws UsageError when TIMING's policy cannot run on DEVICE: graph needs a device that can capture launches
 // (DeviceInfo::can_capture). Checked before any process starts, and by the evaluator.
@@ -78,6 +82,7 @@ struct RunSettings {
   TieSettings ties;                    // configurations within noise of the best
   CompileCacheSettings compile_cache;  // compiled kernels kept on disk between runs
 
+  // Hand-written: a file without `measure` predates stages and reads as thorough, not as the default (staged).
   nlohmann::json to_json() const;
   static RunSettings from_json(const nlohmann::json& j);
 };

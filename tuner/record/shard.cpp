@@ -20,9 +20,9 @@ bool Shard::owns(const std::string& job_key) const { return whole() || shard_of(
 
 std::string Shard::label() const { return fmt::format("shard-{}-of-{}", index, count); }
 
-nlohmann::json Shard::to_json() const { return {{"index", index}, {"count", count}, {"source", source}}; }
+nlohmann::json Shard::to_json() const { return *this; }
 
-Shard Shard::from_json(const nlohmann::json& j) { return {j.value("index", 0), j.value("count", 1), j.value("source", "")}; }
+Shard Shard::from_json(const nlohmann::json& j) { return j.get<Shard>(); }
 
 Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');

@@ -18,10 +18,12 @@ struct Shard {
   bool whole() const { return count <= 1; }
   // Whether the configuration of JOB_KEY (Job::key(): "kernel|shape|config") belongs to this shard.
   bool owns(const std::string& job_key) const;
-  std::string label() const;  // "shard-1-of-4"
-  nlohmann::json to_json() const;
+  std::string label() const;                        // "shard-1-of-4"
+  nlohmann::json to_json() const;                   // the macro's below
   static Shard from_json(const nlohmann::json& j);  // the whole plan when J has no count
 };
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Shard, index, count, source)
 
 // The shard, 0..COUNT-1, that a configuration belongs to: the first 64 bits of
 // the SHA-256 of its key, modulo COUNT.

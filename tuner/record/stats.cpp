@@ -49,26 +49,8 @@ SampleStats SampleStats::of(std::vector<double> s) {
   return r;
 }
 
-nlohmann::json SampleStats::to_json() const {
-  return {{"samples", samples},     {"median_ms", median_ms}, {"min_ms", min_ms}, {"max_ms", max_ms},
-          {"mean_ms", mean_ms},     {"q1_ms", q1_ms},         {"q3_ms", q3_ms},   {"stddev_ms", stddev_ms},
-          {"rel_noise", rel_noise}, {"converged", converged}, {"wall_s", wall_s}};
-}
+nlohmann::json SampleStats::to_json() const { return *this; }
 
-SampleStats SampleStats::from_json(const nlohmann::json& j) {
-  SampleStats r;
-  r.samples = j.value("samples", 0);
-  r.median_ms = j.value("median_ms", 0.0);
-  r.min_ms = j.value("min_ms", 0.0);
-  r.max_ms = j.value("max_ms", 0.0);
-  r.mean_ms = j.value("mean_ms", 0.0);
-  r.q1_ms = j.value("q1_ms", 0.0);
-  r.q3_ms = j.value("q3_ms", 0.0);
-  r.stddev_ms = j.value("stddev_ms", 0.0);
-  r.rel_noise = j.value("rel_noise", 0.0);
-  r.converged = j.value("converged", false);
-  r.wall_s = j.value("wall_s", 0.0);
-  return r;
-}
+SampleStats SampleStats::from_json(const nlohmann::json& j) { return j.get<SampleStats>(); }
 
 }  // namespace attn

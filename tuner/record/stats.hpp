@@ -17,9 +17,12 @@ struct SampleStats {
   double wall_s = 0;       // time spent sampling
 
   static SampleStats of(std::vector<double> samples_ms);
-  nlohmann::json to_json() const;
-  static SampleStats from_json(const nlohmann::json& j);
+  nlohmann::json to_json() const;                         // the macro's below
+  static SampleStats from_json(const nlohmann::json& j);  // missing fields read as a default SampleStats
 };
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SampleStats, samples, median_ms, min_ms, max_ms, mean_ms, q1_ms, q3_ms,
+                                                stddev_ms, rel_noise, converged, wall_s)
 
 // The median of VALUES: the middle one, or the mean of the two middle ones (0 when empty).
 double median(std::vector<double> values);

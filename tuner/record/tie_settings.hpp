@@ -12,8 +12,10 @@ struct TieSettings {
   double noise_multiple = 1.0;
   int max_candidates = 8;  // re-time at most this many closest to the best
 
-  nlohmann::json to_json() const;
+  nlohmann::json to_json() const;  // the macro's below
   static TieSettings from_json(const nlohmann::json& j);
 };
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TieSettings, rounds, noise_multiple, max_candidates)
 
 }  // namespace attn

@@ -91,17 +91,9 @@ void resolve_tied_set(std::vector<ConfigResult*> group, const Remeasure& remeasu
   }
 }
 
-nlohmann::json TieSettings::to_json() const {
-  return {{"rounds", rounds}, {"noise_multiple", noise_multiple}, {"max_candidates", max_candidates}};
-}
+nlohmann::json TieSettings::to_json() const { return *this; }
 
-TieSettings TieSettings::from_json(const nlohmann::json& j) {
-  TieSettings s;
-  s.rounds = j.value("rounds", s.rounds);
-  s.noise_multiple = j.value("noise_multiple", s.noise_multiple);
-  s.max_candidates = j.value("max_candidates", s.max_candidates);
-  return s;
-}
+TieSettings TieSettings::from_json(const nlohmann::json& j) { return j.get<TieSettings>(); }
 
 void resolve_ties(std::vector<ConfigResult>& results, const Remeasure& remeasure, const TieSettings& settings,
                   const std::function<void(const std::string&)>& note) {
