@@ -36,6 +36,7 @@ void print_table(const std::vector<PairCensus>& pairs) {
   }
 }
 
+// Write-only, each field named once (`space --json`), from the spec's kernels and the census.
 nlohmann::json to_json(const Spec& spec, const std::vector<PairCensus>& pairs) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& p : pairs) {

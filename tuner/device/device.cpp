@@ -7,6 +7,8 @@
 
 namespace attn {
 
+// Hand-written: the CUDA-only fields are left out when 0, as journal headers (compared field by field on
+// --resume) and leaderboards have always had them.
 nlohmann::json DeviceInfo::to_json() const {
   nlohmann::json j = {{"id", id},
                       {"backend", backend},
@@ -52,23 +54,42 @@ DeviceInfo DeviceInfo::from_json(const nlohmann::json& d) {
   return info;
 }
 
+namespace {
+
+// KernelResources' optional fields, each named once for the writer and the reader. Hand-written, not a macro:
+// nlohmann's macros (3.11) cannot leave an empty optional out.
+template <class Resources, class Visit>
+void optional_fields(Resources& r, Visit&& visit) {
+  visit("registers", r.registers);
+  visit("private_mem_bytes", r.private_mem_bytes);
+  visit("spill_store_bytes", r.spill_store_bytes);
+  visit("spill_load_bytes", r.spill_load_bytes);
+  visit("static_local_bytes", r.static_local_bytes);
+  visit("max_work_group_size", r.max_work_group_size);
+  visit("theoretical_occupancy", r.theoretical_occupancy);
+  visit("driver_occupancy", r.driver_occupancy);
+  visit("occupancy_limited_by", r.occupancy_limited_by);
+  visit("symbol", r.symbol);
+}
+
+}  // namespace
+
 nlohmann::json KernelResources::to_json() const {
   nlohmann::json j = nlohmann::json::object();
-  auto put = [&](const char* key, const auto& v) {
+  optional_fields(*this, [&](const char* key, const auto& v) {
     if (v) j[key] = *v;
-  };
-  put("registers", registers);
-  put("private_mem_bytes", private_mem_bytes);
-  put("spill_store_bytes", spill_store_bytes);
-  put("spill_load_bytes", spill_load_bytes);
-  put("static_local_bytes", static_local_bytes);
-  put("max_work_group_size", max_work_group_size);
-  put("theoretical_occupancy", theoretical_occupancy);
-  put("driver_occupancy", driver_occupancy);
-  put("occupancy_limited_by", occupancy_limited_by);
-  put("symbol", symbol);
+  });
   if (!compiler_notes.empty()) j["compiler_notes"] = compiler_notes;
   return j;
+}
+
+KernelResources KernelResources::from_json(const nlohmann::json& j) {
+  KernelResources r;
+  optional_fields(r, [&](const char* key, auto& v) {
+    if (j.contains(key)) v = j.at(key).get<typename std::remove_reference_t<decltype(v)>::value_type>();
+  });
+  r.compiler_notes = j.value("compiler_notes", std::vector<std::string>{});
+  return r;
 }
 
 std::unique_ptr<CapturedRun> Device::capture(const Program&, const std::vector<Launch>&, const std::vector<KernelArg>&) {

@@ -83,7 +83,9 @@ struct KernelResources {
   std::vector<std::string> compiler_notes;          // CUDA: ptxas' "Potential Performance Loss" notes (wgmma serialized)
   std::optional<std::string> symbol;                // CUDA: a templated entry's lowered (mangled) name, from NVRTC
 
+  // Fields left empty are left out of the JSON; reading leaves a missing one empty.
   nlohmann::json to_json() const;
+  static KernelResources from_json(const nlohmann::json& j);
 };
 
 // A device's clocks, power and temperature right after a timed sample (NVML on

@@ -69,6 +69,8 @@ std::string ClockRecord::state_text() const {
   return band + (power_capped() ? ", at its power cap" : ", under its power cap");
 }
 
+// Hand-written: absent readings are left out (not null), power_capped is derived, and files from before
+// sm_mhz_max read the median.
 nlohmann::json ClockRecord::to_json() const {
   nlohmann::json j = {
       {"sm_mhz_min", sm_mhz_min}, {"sm_mhz_median", sm_mhz_median},         {"expected_sm_mhz", expected_sm_mhz},

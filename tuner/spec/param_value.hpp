@@ -53,7 +53,8 @@ class ParamValue {
 
 const char* kind_name(ParamValue::Kind kind);  // "integer", "real", "boolean", "identifier"
 
-// nlohmann::json conversions (found by ADL): a config converts as its values' JSON.
+// nlohmann::json conversions (found by ADL): a config converts as its values' JSON. Hand-written: a value is one
+// of four JSON kinds, not an object a macro could describe.
 inline void to_json(nlohmann::json& j, const ParamValue& v) { j = v.to_json(); }
 inline void from_json(const nlohmann::json& j, ParamValue& v) { v = ParamValue::from_json(j); }
 

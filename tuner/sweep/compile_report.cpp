@@ -43,6 +43,7 @@ const CompileCache::Entry* CompileCache::find(const std::string& key) const {
 
 void CompileCache::put(const std::string& key, Entry entry) { entries_[key] = std::move(entry); }
 
+// Write-only, each field named once: the job is flattened in and empty fields are left out.
 nlohmann::json CompiledConfig::to_json() const {
   nlohmann::json j = job.to_json();
   j["key"] = config_key(job.config);
@@ -77,6 +78,7 @@ int CompileReport::count(Status s) const {
   return n;
 }
 
+// Write-only, each field named once (`compile --json`); nothing reads it back.
 nlohmann::json CompileReport::to_json() const {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& c : configs) list.push_back(c.to_json());
