@@ -133,10 +133,11 @@ def imported_space(path):
 
 def load_spaces(files, min_configs, per_kernel, large):
     """select_spaces over the leaderboards, then every imported space (Kernel Tuner cache, T4)."""
-    boards, imported = [], []
+    boards, imported, given = [], [], {}
     for f in files:
         if not Path(f).exists() and Path(f + ".gz").exists():
-            f = f + ".gz"  # a recorded space gzipped since (results/h200/large/README.md)
+            given[f + ".gz"] = f  # a recorded space gzipped since (results/h200/large/README.md): named as before
+            f = f + ".gz"
         try:
             leaderboards.load(f)
             boards.append(f)
@@ -145,6 +146,7 @@ def load_spaces(files, min_configs, per_kernel, large):
     spaces = select_spaces(boards, min_configs, per_kernel, large)
     for s in spaces:
         s["kind"] = "leaderboard"
+        s["given"] = given.get(s["file"], s["file"])
         s["names"] = param_names(s["group"])
         s["costs"] = {",".join(str(dict(e["params"])[n]) for n in s["names"]): cost(e) for e in s["group"]["entries"]}
     return spaces, imported
@@ -365,9 +367,16 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="(space, strategy, budget) cells run at once")
     ap.add_argument("--attn-tune-strategies", default=",".join(ATTN_TUNE_STRATEGIES))
     ap.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES))
+    ap.add_argument("--size-limit", default="",
+                    help="STRATEGY=N,...: attn-tune strategies not run on spaces of more than N configurations "
+                         "(too slow for the time at hand); the table says so")
     ap.add_argument("--reuse", nargs="*", default=[], help="table.json files whose Kernel Tuner cells are reused")
     ap.add_argument("--save-runs", help="write every cell's runs (per seed, the improvements of its best) to this file")
     ap.add_argument("--runs-only", action="store_true", help="with --save-runs: stop there (no table, no score)")
+    ap.add_argument("--load-attn-tune", action="store_true",
+                    help="take attn-tune's cells from --load-runs too (made by the same attn-tune)")
+    ap.add_argument("--no-run-kt", action="store_true",
+                    help="run no Kernel Tuner cell: those not in --load-runs are shown as not run")
     ap.add_argument("--load-runs", nargs="*", default=[],
                     help="--save-runs files whose Kernel Tuner cells are taken instead of running them (same space, "
                          "budget and seeds)")
@@ -392,7 +401,9 @@ def main():
 
     default = default_strategy()
     mine = [s for s in args.attn_tune_strategies.split(",") if s]
-    cells = [("attn-tune", s, space, f) for f in fractions for space in every for s in mine]
+    limits = {k: int(v) for k, v in (x.split("=") for x in args.size_limit.split(",") if x)}
+    cells = [("attn-tune", s, space, f) for f in fractions for space in every for s in mine
+             if space["size"] <= limits.get(s, math.inf)]
     cells += [("kernel_tuner", s, space, f) for f in fractions for space in every for s in kt if space["kind"] != "t4"]
     rows = {fkey(f): {f"{tool} {s}": {} for tool, s, _, _ in cells} for f in fractions}
     reused = reusable_cells(args, kt_version)
@@ -409,7 +420,8 @@ def main():
     for path in args.load_runs:
         t = json.loads(Path(path).read_text())
         if t["repeat"] == args.repeat and t["kernel_tuner"] == kt_version:
-            loaded.update({tuple(c["key"]): c["runs"] for c in t["cells"] if c["key"][0].startswith("kernel_tuner ")})
+            loaded.update({tuple(c["key"]): c["runs"] for c in t["cells"]
+                           if c["key"][0].startswith("kernel_tuner ") or args.load_attn_tune})
     raw = {}
     for c in list(cells):
         tool, s, space, f = c
@@ -417,8 +429,10 @@ def main():
         if key in loaded:
             raw[(tool, s, space["label"], f)] = loaded[key]
             cells.remove(c)
+    if args.no_run_kt:
+        cells = [c for c in cells if c[0] != "kernel_tuner"]
     if loaded:
-        print(f"{len(raw)} Kernel Tuner cells' runs loaded from {' '.join(args.load_runs)}", file=sys.stderr)
+        print(f"{len(raw)} cells' runs loaded from {' '.join(args.load_runs)}", file=sys.stderr)
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(run_cell, tool, s, space, f, args): (tool, s, space, f) for tool, s, space, f in cells}
         for future in concurrent.futures.as_completed(futures):
@@ -448,8 +462,8 @@ def main():
         "within": args.within, "within2": args.within2, "repeat": args.repeat, "kernel_tuner": kt_version,
         "command": args.command, "budget_fraction": args.budget, "budget_fractions": [fkey(f) for f in fractions],
         "large": args.large, "default_strategy": default, "reused": args.reuse,
-        "spaces": [{"label": s["label"], "file": s["file"], "size": s["size"], "budget": budgets[primary][s["label"]]}
-                   for s in spaces],
+        "spaces": [{"label": s["label"], "file": s.get("given", s["file"]), "size": s["size"],
+                    "budget": budgets[primary][s["label"]]} for s in spaces],
         "imported_spaces": [{"label": s["label"], "file": s["file"], "size": s["size"], "kind": s["kind"],
                              "budget": budgets[primary][s["label"]]} for s in imported],
         "rows": rows[primary], "rows_by_budget": rows, "budgets": budgets, "target": verdicts[primary],
@@ -482,9 +496,9 @@ def main():
                       "| *configurations* | " + " | ".join(str(s["size"]) for s in group) + " |",
                       "| *budget* | " + " | ".join(str(budgets[k][l]) for l in labels) + " |"]
             for name, by_space in rows[k].items():
-                if any(l in by_space for l in labels):
+                if any(l in by_space for l in labels) or name.startswith("kernel_tuner "):
                     lines.append(f"| {name} | " + " | ".join(cell_all(by_space[l], args.repeat, withins) if l in by_space
-                                                           else "n/a" for l in labels) + " |")
+                                                           else "not run" for l in labels) + " |")
             lines.append("")
         if verdicts[k]:
             lines += [f"### The target at this budget, spaces of at least {args.large} configurations", "",
@@ -588,8 +602,10 @@ def target_verdicts(spaces, rows, default, large, within):
         me = rows.get(f"attn-tune {default}", {}).get(label)
         kt = [(name.split(" ", 1)[1], by[label]) for name, by in rows.items()
               if name.startswith("kernel_tuner ") and label in by]
-        if me is None or not kt:
+        if not kt:
             continue
+        if me is None:  # the default strategy was not run here (--size-limit)
+            me = {"median": None, "score": None}
         m = lambda q: inf if q["median"] is None else q["median"]
         kt_best, kt_q = min(kt, key=lambda x: m(x[1]))
         sc = lambda q: -inf if q.get("score") is None else q["score"]
