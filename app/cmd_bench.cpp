@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "launch_bundle.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/export/problem_inputs.hpp"
 #include "tuner/plan/run_resolver.hpp"
 #include "tuner/record/noise.hpp"
 #include "tuner/runners/config_runner.hpp"
@@ -20,7 +21,7 @@ namespace attn::cli {
 void add_bench_command(CLI::App& app, Context& ctx) {
   auto* cmd =
       app.add_subcommand("bench", "Verify and time one configuration on every shape of its kernel, with full statistics");
-  static std::string spec_path, device_id, shapes, kernel_name, preset, set, emit_dir;
+  static std::string spec_path, device_id, shapes, kernel_name, preset, set, emit_dir, inputs_dir;
   static bool json = false;
   static RunSettings settings;
   // One configuration, measured in full: a bench has no stages.
@@ -36,6 +37,10 @@ void add_bench_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--emit-launch", emit_dir,
                   "Run nothing: write to DIR what another harness needs to launch this configuration as attn-tune "
                   "does (launch.json, the NVRTC binary, the params bytes per shape; no device needed)");
+  cmd->add_option("--emit-inputs", inputs_dir,
+                  "Run nothing: write to DIR the inputs attn-tune draws from --seed for each shape of the kernel "
+                  "(inputs.json, and <shape>.<buffer>.bin per input, raw bytes as uploaded; no device needed), for "
+                  "a harness that must run on the same data");
   auto* check = cmd->add_option_group("Recheck", "Re-time a leaderboard's best configurations (docs/timing.md)");
   check
       ->add_option("--recheck", recheck.leaderboard,
@@ -60,6 +65,13 @@ void add_bench_command(CLI::App& app, Context& ctx) {
     const Spec spec =
         resolve_spec({spec_path, shapes, kernel_name.empty() ? std::vector<std::string>{} : std::vector{kernel_name}});
     const KernelSpec& kernel = single_kernel(spec, kernel_name);
+    if (!inputs_dir.empty()) {
+      const int written = write_problem_inputs(spec, kernel.shapes, settings.seed, inputs_dir);
+      fmt::print("{} input buffers of {} shapes written to {} (seed {})\n", written, kernel.shapes.size(), inputs_dir,
+                 settings.seed);
+      ctx.exit_code = written > 0 ? 0 : kExitFailure;
+      return;
+    }
     const Config config = config_from_assignments(kernel, preset, set);
     if (!emit_dir.empty()) {
       const int written = write_launch_bundle(spec, kernel, config, settings.seed, emit_dir);

@@ -5,9 +5,9 @@ attn-tune's kernels/cuda/deformable_attn.cu, on the GPU machine.
 
 For each shape of configs/deformable_attn.json this
 
-  * rebuilds attn-tune's exact inputs (its mt19937_64 streams, replicated in
-    similarity_torch.py; tuner/ops/deformable.cpp: value in [-1, 1), locations in
-    [0, 1), attention weights a softmax of logits in [-2, 2) per query and head),
+  * runs on attn-tune's exact inputs, written by `attn-tune bench --emit-inputs`
+    (tuner/ops/deformable.cpp: value in [-1, 1), locations in [0, 1), attention
+    weights a softmax of logits in [-2, 2) per query and head),
   * times the PyTorch reference in fp32 with CUDA events (median of --runs after
     warm-up; L2 flushed before each run, as attn-tune times, and warm),
   * checks it against an independent float64 gather-based computation,
@@ -31,7 +31,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import leaderboards  # noqa: E402
-from similarity_torch import cuda_time_ms, np, self_test, uniform  # noqa: E402  (attn-tune's input streams)
+import attn_inputs  # noqa: E402
+from similarity_torch import cuda_time_ms  # noqa: E402
 
 
 def spec_shapes(spec_path):
@@ -45,20 +46,15 @@ def spec_shapes(spec_path):
     return shapes
 
 
-def deformable_inputs(seed, shape):
-    """value [B, S, heads, C], loc [B, Nq, heads, L, P, 2], attn [B, Nq, heads, L, P], as attn-tune draws them."""
+def deformable_inputs(binary, spec, name, seed, work_dir, shape):
+    """value [B, S, heads, C], loc [B, Nq, heads, L, P, 2], attn [B, Nq, heads, L, P], float32: the inputs
+    attn-tune draws for shape NAME and SEED, read from `attn-tune bench --emit-inputs` (scripts/lib/attn_inputs.py)."""
     B, Nq, H, C, P, levels = (shape[k] for k in ("B", "Nq", "heads", "channels", "points", "levels"))
     L, S = len(levels), sum(h * w for h, w in levels)
-    value, loc, attn = [], [], []
-    for b in range(B):
-        value.append(uniform(seed, "value", b, S * H * C, -1, 1).astype(np.float32).reshape(S, H, C))
-        loc.append(uniform(seed, "loc", b, Nq * H * L * P * 2, 0, 1).astype(np.float32).reshape(Nq, H, L, P, 2))
-        e = np.exp(uniform(seed, "attn", b, Nq * H * L * P, -2, 2)).reshape(Nq * H, L * P)
-        total = e[:, 0].copy()
-        for i in range(1, L * P):  # attn-tune sums each group in order
-            total += e[:, i]
-        attn.append((e / total[:, None]).astype(np.float32).reshape(Nq, H, L, P))
-    return np.stack(value), np.stack(loc), np.stack(attn)
+    out = os.path.join(work_dir, f"inputs-{name}")
+    attn_inputs.emit(binary, spec, "deformable", name, seed, out)
+    a = attn_inputs.arrays(out, name)
+    return a["value"].reshape(B, S, H, C), a["loc"].reshape(B, Nq, H, L, P, 2), a["attn"].reshape(B, Nq, H, L, P)
 
 
 def ms_deform_attn_core_pytorch(F, torch, value, spatial_shapes, sampling_locations, attention_weights):
@@ -139,7 +135,8 @@ def attn_tune_bench(binary, spec, shape, key, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", help="output directory")
-    ap.add_argument("--attn-tune", help="attn-tune binary: time its kernels in the same run")
+    ap.add_argument("--attn-tune", required=True,
+                    help="attn-tune binary: writes the inputs (bench --emit-inputs) and times its kernels in the same run")
     ap.add_argument("--spec", default=os.path.join(os.path.dirname(__file__), "..", "..", "configs", "deformable_attn.json"))
     ap.add_argument("--leaderboard", action="append", default=[], help="attn-tune sweep leaderboard(s) of --spec")
     ap.add_argument("--shapes", help="comma-separated shape names (default: every shape of --spec)")
@@ -150,7 +147,6 @@ def main():
     import torch
     import torch.nn.functional as F
 
-    self_test()
     os.makedirs(args.out, exist_ok=True)
     shapes = spec_shapes(args.spec)
     names = args.shapes.split(",") if args.shapes else list(shapes)
@@ -158,7 +154,7 @@ def main():
     results = []
     for name in names:
         shape = shapes[name]
-        value, loc, attn = (torch.from_numpy(a).cuda() for a in deformable_inputs(args.seed, shape))
+        value, loc, attn = (torch.from_numpy(a).cuda() for a in deformable_inputs(args.attn_tune, args.spec, name, args.seed, args.out, shape))
         levels = shape["levels"]
         reference = lambda: ms_deform_attn_core_pytorch(F, torch, value, levels, loc, attn)
         out = reference()

@@ -5,8 +5,8 @@ similarity kernels, on the GPU machine.
 For each head count of configs/similarity.json's BERT shapes (N = M = 8192,
 D = 768, heads x 64) this
 
-  * rebuilds attn-tune's exact inputs (its mt19937_64 streams, tuner/core/rng.hpp;
-    tuner/ops/similarity.cpp draws q, k in [-1, 1) and wq, wk in +-sqrt(3/D)),
+  * runs on attn-tune's exact inputs, written by `attn-tune bench --emit-inputs` for each head count's shape
+    (tuner/ops/similarity.cpp draws q, k in [-1, 1) and wq, wk in +-sqrt(3/D)),
   * times PyTorch's q @ wq^T, k @ wk^T, (pq @ pk^T) * scale with CUDA events
     (median of --runs after warm-up, the L2 flushed before each run as attn-tune
     does, and warm), and the same with the keys projected ahead,
@@ -37,79 +37,16 @@ except ImportError:  # --help and the leaderboard picks need no numpy; the input
     np = None
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import attn_inputs  # noqa: E402
 import leaderboards  # noqa: E402
 
-MASK64 = (1 << 64) - 1
-
-
-def stream_seed(seed, label, index):
-    """tuner/core/rng.hpp stream_seed: FNV-1a over the label, mixed with seed and index."""
-    h = 1469598103934665603 ^ seed
-    for c in label.encode():
-        h = ((h ^ c) * 1099511628211) & MASK64
-    h ^= (index + 0x9E3779B97F4A7C15 + ((h << 6) & MASK64) + (h >> 2)) & MASK64
-    return h & MASK64
-
-
-class Mt19937_64:
-    """std::mt19937_64, the twist vectorized with numpy (same outputs, in order)."""
-
-    N, M = 312, 156
-
-    def __init__(self, seed):
-        self.A = np.uint64(0xB5026F5AA96619E9)
-        self.UPPER, self.LOWER = np.uint64(0xFFFFFFFF80000000), np.uint64(0x7FFFFFFF)
-        mt = [seed & MASK64]
-        for i in range(1, self.N):
-            mt.append((6364136223846793005 * (mt[-1] ^ (mt[-1] >> 62)) + i) & MASK64)
-        self.mt = np.array(mt, dtype=np.uint64)
-        self.pos = self.N
-
-    def _twist(self):
-        mt, n, m, one = self.mt, self.N, self.M, np.uint64(1)
-        y = (mt[0:n - m] & self.UPPER) | (mt[1:n - m + 1] & self.LOWER)
-        mt[0:n - m] = mt[m:n] ^ (y >> one) ^ ((y & one) * self.A)
-        y = (mt[n - m:n - 1] & self.UPPER) | (mt[n - m + 1:n] & self.LOWER)
-        mt[n - m:n - 1] = mt[0:m - 1] ^ (y >> one) ^ ((y & one) * self.A)
-        y = (mt[n - 1] & self.UPPER) | (mt[0] & self.LOWER)
-        mt[n - 1] = mt[m - 1] ^ (y >> one) ^ ((y & one) * self.A)
-        self.pos = 0
-
-    def raw(self, count):
-        out = np.empty(count, dtype=np.uint64)
-        filled = 0
-        while filled < count:
-            if self.pos == self.N:
-                self._twist()
-            take = min(count - filled, self.N - self.pos)
-            out[filled:filled + take] = self.mt[self.pos:self.pos + take]
-            filled += take
-            self.pos += take
-        x = out
-        x ^= (x >> np.uint64(29)) & np.uint64(0x5555555555555555)
-        x ^= (x << np.uint64(17)) & np.uint64(0x71D67FFFEDA60000)
-        x ^= (x << np.uint64(37)) & np.uint64(0xFFF7EEE000000000)
-        x ^= x >> np.uint64(43)
-        return x
-
-
-def self_test():
-    """The C++ standard's check: the 10000th output of a default-seeded mt19937_64."""
-    assert int(Mt19937_64(5489).raw(10000)[-1]) == 9981545732273789042, "mt19937_64 replica is wrong"
-
-
-def uniform(seed, label, index, count, lo, hi):
-    """UniformStream(stream_seed(seed, label, index)).next(lo, hi) x count, as float64."""
-    unit = (Mt19937_64(stream_seed(seed, label, index)).raw(count) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
-    return lo + (hi - lo) * unit
-
-
-def similarity_inputs(seed, N, M, D, proj_dim):
-    w = math.sqrt(3.0 / D)
-    f32 = lambda a, rows: a.astype(np.float32).reshape(rows, D)
-    return (f32(uniform(seed, "q", 0, N * D, -1, 1), N), f32(uniform(seed, "k", 0, M * D, -1, 1), M),
-            f32(uniform(seed, "wq", 0, proj_dim * D, -w, w), proj_dim),
-            f32(uniform(seed, "wk", 0, proj_dim * D, -w, w), proj_dim))
+def similarity_inputs(binary, spec, shape, seed, work_dir, N, M, D, proj_dim):
+    """q [N, D], k [M, D], wq and wk [proj_dim, D], float32: the inputs attn-tune draws for SHAPE and SEED, read
+    from `attn-tune bench --emit-inputs` (scripts/lib/attn_inputs.py)."""
+    out = Path(work_dir) / f"inputs-{shape}"
+    attn_inputs.emit(binary, spec, "fused", shape, seed, out)
+    a = attn_inputs.arrays(out, shape)
+    return (a["q"].reshape(N, D), a["k"].reshape(M, D), a["wq"].reshape(proj_dim, D), a["wk"].reshape(proj_dim, D))
 
 
 # ----------------------------------------------------------------- timing
@@ -180,7 +117,9 @@ def strategy_table(best, n_label):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", help="output directory")
-    ap.add_argument("--attn-tune", help="attn-tune binary: time its kernels in the same run")
+    ap.add_argument("--attn-tune", required=True,
+                    help="attn-tune binary: writes the inputs (bench --emit-inputs) and times its kernels in the same run")
+    ap.add_argument("--no-attn-tune-timing", action="store_true", help="time PyTorch only (attn-tune still writes the inputs)")
     ap.add_argument("--spec", default=os.path.join(os.path.dirname(__file__), "..", "..", "configs", "similarity.json"))
     ap.add_argument("--leaderboard", action="append", default=[], help="attn-tune sweep leaderboard(s) of --spec")
     ap.add_argument("--seed", type=int, default=1, help="attn-tune's --seed (inputs)")
@@ -192,24 +131,21 @@ def main():
 
     import torch
 
-    self_test()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
     os.makedirs(args.out, exist_ok=True)
     N = M = args.n
     D, head_dim = 768, 64
-    max_heads = max(int(h) for h in args.heads.split(","))
-    q, k, wq_all, wk_all = similarity_inputs(args.seed, N, M, D, max_heads * head_dim)
-    qd, kd = torch.from_numpy(q).cuda(), torch.from_numpy(k).cuda()
     best = best_configs(args.leaderboard)
     rows_to_check = torch.from_numpy(np.unique(np.r_[0, N - 1, np.random.default_rng(0).integers(0, N, args.check_rows)])).cuda()
 
     results = []
     for heads in (int(h) for h in args.heads.split(",")):
         P = heads * head_dim
-        # wq / wk of fewer heads are the first rows of the same streams: attn-tune draws them in order
-        wq, wk = torch.from_numpy(wq_all[:P]).cuda(), torch.from_numpy(wk_all[:P]).cuda()
+        shape = f"bert-h{heads}-n{N}"
+        q, k, wq, wk = similarity_inputs(args.attn_tune, args.spec, shape, args.seed, args.out, N, M, D, P)
+        qd, kd, wq, wk = (torch.from_numpy(a).cuda() for a in (q, k, wq, wk))
         scale = 1.0 / heads
         pk_ahead = kd @ wk.T
         full = lambda: ((qd @ wq.T) @ (kd @ wk.T).T).mul_(scale)
@@ -225,8 +161,7 @@ def main():
                                   "max_abs": float((got - ref).abs().max()), "rows": int(rows_to_check.numel())}}
         r["torch_pairs_per_s"] = N * M / (r["torch_ms"] * 1e-3)
         r["torch_keys_ahead_pairs_per_s"] = N * M / (r["torch_keys_ahead_ms"] * 1e-3)
-        if args.attn_tune:
-            shape = f"bert-h{heads}-n{N}"
+        if not args.no_attn_tune_timing:
             r["attn_tune"] = {}
             for kernel, _ in STRATEGIES:
                 if kernel in ("sequential", "warp"):
@@ -238,7 +173,7 @@ def main():
                 r["attn_tune"]["projected-keys-ahead"] = attn_tune_bench(args.attn_tune, args.spec, "projected",
                                                                          shape + "-keys-ahead", e["key"] if e else None, args.seed)
         results.append(r)
-        del out, ref, got, pk_ahead
+        del out, ref, got, pk_ahead, qd, kd
         torch.cuda.empty_cache()
         print(json.dumps(r, indent=1), flush=True)
 

@@ -2,10 +2,12 @@
 entry of a smaller median is not it), on data/tied_leaderboard.json and on the committed runs they compared."""
 import argparse
 import json
+import struct
 
 import pytest
 
 import attention_peers
+import attn_inputs
 import deformable_torch
 import similarity_torch
 import window_linear_torch
@@ -53,17 +55,23 @@ class TestSimilarity:
         projected = next(r for r in report["strategy_table_n8192"] if r["strategy"] == "4 projected")
         assert projected["time_ratio_12_over_1"] > 1
 
-    def test_the_streams_seed_as_attn_tune_does(self):
-        # FNV-1a over the label, mixed with seed and index: distinct per label and index, the same every time
-        seeds = {similarity_torch.stream_seed(1, label, i) for label in ("q", "k", "wq") for i in range(3)}
-        assert len(seeds) == 9 and all(0 <= s < 2 ** 64 for s in seeds)
-        assert similarity_torch.stream_seed(1, "q", 0) == similarity_torch.stream_seed(1, "q", 0)
-
-    def test_the_mt19937_64_replica(self):
-        pytest.importorskip("numpy")  # not installed in CI: the replica twists with numpy
-        similarity_torch.self_test()  # the C++ standard's 10000th output of the default seed
-        u = similarity_torch.uniform(1, "q", 0, 1000, -1, 1)
-        assert -1 <= u.min() and u.max() < 1 and abs(u.mean()) < 0.1
+    @pytest.mark.attn_tune
+    def test_the_inputs_are_attn_tunes_own_as_bench_emits_them(self, attn_tune_binary, tmp_path):
+        # q [N, D] and wq [heads * head_dim, D] of a small shape, read back by the scripts' loader: the sizes the
+        # shape gives, values in the ranges tuner/ops/similarity.cpp draws, and other data for another seed
+        shape = "n70-m45-d32-h1"
+        spec = "configs/similarity_small.json"
+        m = attn_inputs.emit(attn_tune_binary, spec, "fused", shape, 1, tmp_path / "s1")
+        assert m["operation"] == "similarity" and m["seed"] == 1
+        one = attn_inputs.input_bytes(tmp_path / "s1", shape)
+        assert list(one)[:4] == ["q", "k", "wq", "wk"]  # then the projected keys of keys_ahead shapes
+        assert len(one["q"]) == 70 * 32 * 4 and len(one["k"]) == 45 * 32 * 4 and len(one["wq"]) == 16 * 32 * 4
+        q = struct.unpack(f"<{70 * 32}f", one["q"])
+        assert -1 <= min(q) and max(q) < 1 and abs(sum(q) / len(q)) < 0.1
+        attn_inputs.emit(attn_tune_binary, spec, "fused", shape, 2, tmp_path / "s2")
+        assert attn_inputs.input_bytes(tmp_path / "s2", shape)["q"] != one["q"]
+        with pytest.raises(KeyError, match="no shape 'nope'"):
+            attn_inputs.input_bytes(tmp_path / "s1", "nope")
 
 
 class TestDeformable:
