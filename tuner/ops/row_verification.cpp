@@ -36,10 +36,9 @@ VerifyReport verify_float_rows(const std::vector<std::byte>& output, const Float
 
   VerifyReport r;
   r.rows_total = static_cast<long long>(layout.rows);
-  for (std::size_t e = 0; e < n; ++e) {
-    if (std::isfinite(out[e])) continue;
-    if (r.nonfinite++ == 0) r.worst = fmt::format("{} = {} (not written, or not finite)", layout.name(e), out[e]);
-  }
+  const NonFinite bad = find_nonfinite(n, [&](std::size_t e) { return std::isfinite(out[e]); });
+  r.nonfinite = bad.count;
+  if (bad.count > 0) r.worst = fmt::format("{} = {} (not written, or not finite)", layout.name(bad.first), out[bad.first]);
 
   double err2 = 0, ref2 = 0, worst_abs = -1;
   for (std::size_t i = 0; i < rows.size(); ++i) {
