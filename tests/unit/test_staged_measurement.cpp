@@ -30,8 +30,6 @@ struct FakeDevice {
   RunSettings settings;
   std::vector<std::pair<MeasureStep, std::vector<long long>>> requests;
   std::map<long long, Status> fails_again;  // X -> the status it gets when measured again
-  // X -> how much slower the device ran while it confirmed X (the first confirmation only: a drift)
-  std::map<long long, double> drift_at_confirmation;
 
   int sample_count(const MeasureStep& step) const {
     const TimingSettings t = stage_timing(settings.timing, settings.measure, step);
@@ -61,18 +59,9 @@ struct FakeDevice {
     return [this](const std::vector<Job>& jobs, const MeasureStep& step) {
       std::vector<long long> xs;
       std::vector<ConfigResult> out;
-      const bool first_confirmation = step.stage == Stage::confirm && measured_at(Stage::confirm).empty();
       for (const auto& j : jobs) {
-        const long long x = j.config.at(0).second.integer();
-        xs.push_back(x);
+        xs.push_back(j.config.at(0).second.integer());
         out.push_back(measure(j, step));
-        if (first_confirmation && drift_at_confirmation.contains(x) && out.back().timing) {
-          std::vector<double> slower;
-          for (int i = 0; i < out.back().timing->samples; ++i)
-            slower.push_back(samples(times.at(static_cast<std::size_t>(x)), out.back().timing->samples).median_ms *
-                             drift_at_confirmation.at(x) * (1.0 + 0.001 * (i % 3)));
-          out.back().timing = SampleStats::of(slower);
-        }
       }
       requests.emplace_back(step, xs);
       return out;
@@ -220,24 +209,6 @@ TEST(Race, ConfirmedTiesAreMeasuredAgainInFull) {
   EXPECT_EQ(tie_rounds, 1 + 3);  // the confirmation, then three rounds in turns
   EXPECT_TRUE(results[1].tie.has_value());
   EXPECT_TRUE(results[2].tie.has_value());
-}
-
-TEST(Race, TheSameProgramConfirmedWhileTheDeviceDriftedIsStillATieOnceMeasuredInTurns) {
-  FakeDevice d = typical_space();
-  d.times[2] = 1.0;                   // the same program as the best
-  d.drift_at_confirmation[2] = 1.27;  // but the device ran 1.27x slower while it was confirmed,
-  d.settings.ties.rounds = 3;         // with 0.1% noise in that measurement: 1.27x is far outside it
-  std::vector<ConfigResult> results = d.screen_all();
-  race_and_confirm(results, d.again(), d.settings);
-  // All four confirmed are measured in turns, not only those within noise of the best after confirmation.
-  int in_turns = 0;
-  for (const auto& [step, xs] : d.requests)
-    if (step.stage == Stage::confirm) in_turns += xs == std::vector<long long>{1, 3, 0, 2};
-  EXPECT_EQ(in_turns, 3);
-  ASSERT_TRUE(results[1].tie.has_value());
-  ASSERT_TRUE(results[2].tie.has_value());
-  EXPECT_NEAR(results[2].tie->interleaved_median_ms, 1.0, 0.02);
-  EXPECT_FALSE(results[0].tie.has_value());  // 1.03x, beyond one band of the +-2% samples
 }
 
 }  // namespace

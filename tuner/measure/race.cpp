@@ -84,15 +84,13 @@ void race_group(std::vector<ConfigResult*> alive, const MeasureAgain& measure, c
   if (note && !alive.empty())
     note(fmt::format("{} / {}: {} screened, {} retired in {} race round(s), {} confirmed in full", alive.front()->job.kernel,
                      alive.front()->job.shape, entered, entered - alive.size(), rounds, alive.size()));
-  // Ties among the confirmed, all measured again in full and in turns: they were confirmed one after another,
-  // and a device that drifted in between (shared, throttling) once put the same program 1.27x from itself
-  // with 1% noise in each measurement.
+  // Ties among the confirmed, measured again in full.
   resolve_tied_set(
       alive,
       [&](const std::vector<Job>& jobs) {
         return measure(jobs, {Stage::confirm, 0});
       },
-      settings.ties, note, TieCandidates::all);
+      settings.ties, note);
 }
 
 }  // namespace

@@ -31,20 +31,19 @@ auto rule_key(const ConfigResult& r) { return std::make_tuple(registers_of(r), s
 }  // namespace
 
 void resolve_tied_set(std::vector<ConfigResult*> group, const Remeasure& remeasure, const TieSettings& s,
-                      const std::function<void(const std::string&)>& note, TieCandidates from) {
+                      const std::function<void(const std::string&)>& note) {
   if (s.rounds <= 0 || group.empty()) return;
   std::sort(group.begin(), group.end(),
             [](const ConfigResult* a, const ConfigResult* b) { return a->timing->median_ms < b->timing->median_ms; });
   const ConfigResult& best = *group.front();
   std::vector<ConfigResult*> candidates;
   for (ConfigResult* r : group)
-    if (static_cast<int>(candidates.size()) < s.max_candidates &&
-        (from == TieCandidates::all || within_noise(*r->timing, *best.timing, s.noise_multiple)))
+    if (static_cast<int>(candidates.size()) < s.max_candidates && within_noise(*r->timing, *best.timing, s.noise_multiple))
       candidates.push_back(r);
   if (candidates.size() < 2) return;
   if (note)
-    note(fmt::format("{} / {}: {} configurations {}, measured again in turns ({} rounds)", best.job.kernel, best.job.shape,
-                     candidates.size(), from == TieCandidates::all ? "confirmed" : "within noise of the best", s.rounds));
+    note(fmt::format("{} / {}: {} configurations within noise of the best, measured again in turns ({} rounds)",
+                     best.job.kernel, best.job.shape, candidates.size(), s.rounds));
 
   std::vector<Job> jobs;
   std::map<std::string, std::size_t> index;  // job key -> candidate

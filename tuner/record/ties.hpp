@@ -30,16 +30,9 @@ using Remeasure = std::function<std::vector<ConfigResult>(const std::vector<Job>
 void resolve_ties(std::vector<ConfigResult>& results, const Remeasure& remeasure, const TieSettings& settings,
                   const std::function<void(const std::string&)>& note = {});
 
-// Which of a group are measured again in turns: those within noise of the best, or all of them (at most
-// max_candidates, the fastest first). A group measured one configuration after another (the confirmations)
-// takes `all`: a drift of the device between two measurements is in neither one's noise, and only turns
-// cancel it.
-enum class TieCandidates { within_noise, all };
-
 // The same over one (kernel, shape)'s GROUP, of ok results with timings; `tie` set as above.
 void resolve_tied_set(std::vector<ConfigResult*> group, const Remeasure& remeasure, const TieSettings& settings,
-                      const std::function<void(const std::string&)>& note = {},
-                      TieCandidates from = TieCandidates::within_noise);
+                      const std::function<void(const std::string&)>& note = {});
 
 // The tied set of ranked ENTRIES (winner first) for the leaderboard: {"tied":
 // [keys], "winner": key, "rule": kTieRule}; null when there is none.
