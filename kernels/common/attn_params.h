@@ -7,23 +7,29 @@
  * Every attention kernel entry point takes, in this order:
  *   q, k, v      inputs, layout [B][H][N][D] (row-major, D fastest)
  *                Q has Hq heads and Nq rows, K/V have Hkv heads and Nkv rows
- *   mask         half [B][Nq][Nkv], additive, read only when has_mask
+ *   mask         half (or float: mask_f32) [B][Nq][Nkv], additive, read only
+ *                when has_mask; per head or shared by the batch with the
+ *                shape's mask_layout: element (b, h, i, j) sits at
+ *                b * stride_mask_b + h * stride_mask_h + i * stride_mask_n + j
  *   sinks        float [Hq], one extra logit per query head, read only when has_sinks
  *   o            output [B][Hq][Nq][D]
  *   ws           float workspace of the spec's `workspace_bytes` (split-KV partials, ...)
  *   p            this struct, by value
  *
  * Element types follow the shape's dtype: f32_f16 = Q float, K/V half, O float;
- * f16 = all half; bf16 = all bfloat16 (raw 16-bit words).
+ * f32 = all float; f16 = all half; bf16 = all bfloat16 (raw 16-bit words).
  *
  * Semantics (the CPU reference in tuner/ops/attention_reference.cpp is the
  * definition): query row i sits at absolute position pos = kv_offset + i.
  * Key j is attended unless masked out by causal (j > pos), window
  * (|pos - j| > window when window > 0) or a -inf mask entry.
- *   s_j = scale * (q . k_j) + mask[b][i][j] - slope(h) * |pos - j|
+ *   t_j = scale * (q . k_j), soft-capped when softcap > 0: softcap * tanh(t_j / softcap)
+ *   s_j = t_j + mask[b][h][i][j] - slope(h) * |pos - j|      (alibi_mode 0, distance)
+ *   s_j = t_j + slope(h) * mask[b][h][i][j]                  (alibi_mode 1, mask_scaled:
+ *         the mask holds -|pos - j| where not -inf; slope(h) = 1 when max_bias == 0)
  *   m   = max(max_j s_j, sink_h)           (sink only when has_sinks)
  *   o   = sum_j exp(s_j - m) v_j / (sum_j exp(s_j - m) + exp(sink_h - m))
- * slope(h) is ALiBi's (llama.cpp's form): zero when max_bias == 0, else
+ * slope(h) is ALiBi's (llama.cpp's form): when max_bias == 0, 0 (distance) or 1 (mask_scaled), else
  *   h <  n_head_log2: m0^(h+1);   h >= n_head_log2: m1^(2(h - n_head_log2) + 1).
  * GQA: query head h reads KV head h / q_per_kv.
  *
@@ -77,6 +83,14 @@ typedef struct attn_params {
     int max_pages;    /* block table columns: ceil(Nkv / page_size) */
     int stride_k_page; /* elements between pages: page_size * Hkv * D */
     int reserved1;    /* keeps the size a multiple of 8 bytes */
+    /* mask forms, ALiBi convention and soft-capping (appended: kernels that
+     * take none of them ignore these) */
+    float softcap;    /* > 0: s = softcap * tanh(s / softcap), before mask and ALiBi */
+    int alibi_mode;   /* 0 distance: s -= slope * |pos - j|; 1 mask_scaled: s += slope * mask[j] */
+    int mask_f32;     /* 1: mask elements are float; 0: half */
+    int stride_mask_b; /* mask, in elements; 0 where it is shared by the batch */
+    int stride_mask_h; /* 0 where it is shared by the heads */
+    int stride_mask_n; /* Nkv */
 } attn_params;
 
 #endif

@@ -58,7 +58,9 @@ PARAMS_FIELDS = ["B", "Hq", "Hkv", "Nq", "Nkv", "D", "q_per_kv", "kv_offset", "c
                  "has_sinks", "scale", "max_bias", "m0", "m1", "n_head_log2", "reserved0",
                  # layout fields (attn_params.h, appended): bhsd strides, no pages
                  "layout", "stride_q_b", "stride_q_h", "stride_q_n", "stride_k_b", "stride_k_h", "stride_k_n",
-                 "page_size", "num_pages", "max_pages", "stride_k_page", "reserved1"]
+                 "page_size", "num_pages", "max_pages", "stride_k_page", "reserved1",
+                 # mask forms, ALiBi convention, soft-capping (appended): none
+                 "softcap", "alibi_mode", "mask_f32", "stride_mask_b", "stride_mask_h", "stride_mask_n"]
 REL_L2, MAX_ABS = 1e-4, 2e-3  # the spec's "verify"
 
 
@@ -200,12 +202,14 @@ def kernel_tuner_child(args):
     v = rng.uniform(-1, 1, (B, Hkv, Nkv, D)).astype(np.float16)
     scale = 1.0 / math.sqrt(D)
     n_head_log2 = 1 << (Hq.bit_length() - 1)
-    dtype = np.dtype({"names": PARAMS_FIELDS, "formats": [np.int32] * 12 + [np.float32] * 4 + [np.int32] * 14})
-    assert dtype.itemsize == 120, "attn_params is 120 bytes"
+    dtype = np.dtype({"names": PARAMS_FIELDS, "formats": [np.int32] * 12 + [np.float32] * 4 + [np.int32] * 14
+                      + [np.float32] + [np.int32] * 5})
+    assert dtype.itemsize == 144, "attn_params is 144 bytes"
     params = np.zeros(1, dtype=dtype).view(ByValue)
     values = [B, Hq, Hkv, Nq, Nkv, D, Hq // Hkv, Nkv - Nq, int(s["causal"] != 0), 0, 0, 0, scale, 0.0, 1.0, 1.0,
               n_head_log2, 0,
-              0, Hq * Nq * D, Nq * D, D, Hkv * Nkv * D, Nkv * D, D, 0, 0, 0, 0, 0]
+              0, Hq * Nq * D, Nq * D, D, Hkv * Nkv * D, Nkv * D, D, 0, 0, 0, 0, 0,
+              0.0, 0, 0, 0, 0, Nkv]
     for name, value in zip(PARAMS_FIELDS, values):
         params[name] = value
 

@@ -87,7 +87,10 @@ class AttentionProblem final : public Problem {
     HostBuffer k{"k", false, repeated(nan_element(kb, kv_dtype), layout_.kv_elements()), {}};
     HostBuffer v{"v", false, k.data, {}};
     // Disabled inputs still get a small valid buffer: every kernel takes every argument.
-    HostBuffer mask{"mask", false, std::vector<std::byte>(std::max<std::size_t>(16, s_.mask_elements() * 2)), {}};
+    HostBuffer mask{"mask",
+                    false,
+                    std::vector<std::byte>(std::max<std::size_t>(16, s_.mask_elements() * s_.mask_bytes_per_element())),
+                    {}};
     HostBuffer sinks{"sinks", false, std::vector<std::byte>(std::max<std::size_t>(16, s_.sinks ? s_.Hq * 4 : 0)), {}};
     HostBuffer o{"o", true, std::vector<std::byte>(layout_.q_elements() * qb), nan_element(qb, s_.dtype)};
 
@@ -117,9 +120,10 @@ class AttentionProblem final : public Problem {
           break;
         }
         default:
-          if (s_.mask) fill_mask(mask.data, b);
+          if (s_.mask && batch_mask()) fill_mask(mask.data, b);
       }
     });
+    if (s_.mask && !batch_mask()) fill_shared_mask(mask.data);
     if (s_.sinks) {
       UniformStream rs(stream_seed(seed_, "sinks", 0));
       for (int h = 0; h < s_.Hq; ++h) store_value(sinks.data, std::size_t(h), 4, AttnDtype::F32_F16, float(rs.next(-2, 2)));
@@ -153,9 +157,10 @@ class AttentionProblem final : public Problem {
             copy(buffers_[std::size_t(kv)].data, layout_.k_index(0, h, j, d), from[std::size_t(kv)].data,
                  a.k_index(0, h, j, d), kb);
     if (s_.mask)
-      for (int j = 0; j < layout_.k_len(0); ++j)
-        copy(buffers_[3].data, std::size_t(j), from[3].data, std::size_t(t) * std::size_t(at_once.s_.Nkv) + std::size_t(j),
-             2);
+      for (int h = 0; h < (s_.mask_strides().h != 0 ? s_.Hq : 1); ++h)
+        for (int j = 0; j < layout_.k_len(0); ++j)
+          copy(buffers_[3].data, s_.mask_index(0, h, 0, j), from[3].data, at_once.s_.mask_index(0, h, t, j),
+               s_.mask_bytes_per_element());
     reference_.clear();
   }
 
@@ -234,21 +239,48 @@ class AttentionProblem final : public Problem {
   }
 
  private:
-  AttnDtype kv_dtype() const { return s_.dtype == AttnDtype::BF16 ? AttnDtype::BF16 : AttnDtype::F16; }
+  AttnDtype kv_dtype() const {
+    return s_.dtype == AttnDtype::BF16 ? AttnDtype::BF16 : s_.dtype == AttnDtype::F32 ? AttnDtype::F32 : AttnDtype::F16;
+  }
 
+  // Whether each sequence has its own mask (bqk, bhqk) rather than one the batch shares.
+  bool batch_mask() const { return s_.mask_strides().b != 0; }
+  int mask_heads() const { return s_.mask_strides().h != 0 ? s_.Hq : 1; }
+
+  // One mask row: about 5% -inf (never at KEEP, so no row is masked out
+  // entirely), else uniform in [-1, 0), or with mask_scaled ALiBi the
+  // position -|POS - j| a decoder's mask holds.
+  void fill_mask_row(std::vector<std::byte>& mask, UniformStream& rm, std::size_t at, int keep, int pos) const {
+    for (int j = 0; j < s_.Nkv; ++j) {
+      const double u = rm.next(0, 1);
+      float x = -std::numeric_limits<float>::infinity();  // a masked entry draws no value
+      if (keep < 0 || j == keep || u >= 0.05)
+        x = s_.alibi_mode == AlibiMode::MaskScaled ? -float(std::abs(pos - j)) : float(rm.next(-1, 0));
+      store_value(mask, at + std::size_t(j), s_.mask_bytes_per_element(), AttnDtype::F16, x);
+    }
+  }
+
+  // Sequence B's mask (all its heads with bhqk), from the sequence's own stream.
   void fill_mask(std::vector<std::byte>& mask, int b) const {
     UniformStream rm(stream_seed(seed_, "mask", std::uint64_t(s_.sequence_offset + b)));
     const int nq = layout_.q_len(b), nk = layout_.k_len(b);
-    for (int i = 0; i < s_.Nq; ++i) {
-      const int keep = std::clamp(nk - nq + i, 0, nk - 1);  // never mask a row out entirely
-      for (int j = 0; j < s_.Nkv; ++j) {
-        const double u = rm.next(0, 1);
-        const float x =
-            (j != keep && u < 0.05) ? -std::numeric_limits<float>::infinity() : static_cast<float>(rm.next(-1, 0));
-        const std::uint16_t w = f32_to_f16(x);
-        std::memcpy(mask.data() + ((std::size_t(b) * s_.Nq + i) * s_.Nkv + j) * 2, &w, 2);
+    for (int h = 0; h < mask_heads(); ++h)
+      for (int i = 0; i < s_.Nq; ++i) {
+        const int keep = std::clamp(nk - nq + i, 0, nk - 1);
+        fill_mask_row(mask, rm, s_.mask_index(b, h, i, 0), keep, nk - nq + i);
       }
-    }
+  }
+
+  // The mask the batch shares (hqk, qk): the same whatever the batch. With
+  // thd's uneven lengths no -inf entries, since no one column is attended by
+  // every sequence's row.
+  void fill_shared_mask(std::vector<std::byte>& mask) const {
+    UniformStream rm(stream_seed(seed_, "mask", std::numeric_limits<std::uint64_t>::max()));
+    for (int h = 0; h < mask_heads(); ++h)
+      for (int i = 0; i < s_.Nq; ++i) {
+        const int pos = s_.Nkv - s_.Nq + i;
+        fill_mask_row(mask, rm, s_.mask_index(0, h, i, 0), s_.layout == AttnLayout::THD ? -2 : pos, pos);
+      }
   }
 
   // The rows verified: all of them when few, else the corners plus a fixed random sample.
@@ -293,7 +325,7 @@ class AttentionProblem final : public Problem {
       for (std::size_t e = 0; e < n; ++e) out[e] = load_value(hb.data, e, eb, dt);
       return out;
     };
-    if (s_.mask) in.mask = widen(buffers_[3], s_.mask_elements(), 2, AttnDtype::F16);
+    if (s_.mask) in.mask = widen(buffers_[3], s_.mask_elements(), s_.mask_bytes_per_element(), AttnDtype::F16);
     if (s_.sinks) in.sinks = widen(buffers_[4], s_.Hq, 4, AttnDtype::F32_F16);
     reference_.assign(rows.size() * s_.D, 0.0);
     parallel_for(rows.size(), [&](std::size_t r_i) {
@@ -320,7 +352,12 @@ class AttentionOperation final : public Operation {
   std::vector<ShapeField> shape_fields() const override {
     using T = ShapeField::Type;
     return {
-        {"dtype", T::Choice, false, "f32_f16", {"f32_f16", "f16", "bf16"}, "element types: f32_f16 = Q/O float, K/V half"},
+        {"dtype",
+         T::Choice,
+         false,
+         "f32_f16",
+         {"f32_f16", "f16", "bf16", "f32"},
+         "element types: f32_f16 = Q/O float, K/V half; f32 = all float"},
         {"B", T::Integer, true, nullptr, {}, "sequences in the batch"},
         {"Hq", T::Integer, true, nullptr, {}, "query heads"},
         {"Hkv", T::Integer, false, "Hq", {}, "key/value heads (GQA when fewer than Hq)"},
@@ -329,9 +366,30 @@ class AttentionOperation final : public Operation {
         {"D", T::Integer, true, nullptr, {}, "head dimension"},
         {"causal", T::Integer, false, 0, {}, "1: bottom-right aligned causal mask"},
         {"window", T::Integer, false, 0, {}, "sliding window half-width, 0 = off"},
-        {"mask", T::Integer, false, 0, {}, "1: additive half mask [B][Nq][Nkv]"},
+        {"mask", T::Integer, false, 0, {}, "1: additive mask, [B][Nq][Nkv] unless mask_layout says otherwise"},
+        {"mask_dtype", T::Choice, false, "f16", {"f16", "f32"}, "the mask's element type"},
+        {"mask_layout",
+         T::Choice,
+         false,
+         "bqk",
+         {"bqk", "bhqk", "hqk", "qk"},
+         "the mask's dimensions, the others broadcast: [B][Nq][Nkv] (shared by the heads), [B][Hq][Nq][Nkv], "
+         "[Hq][Nq][Nkv] (shared by the batch), [Nq][Nkv]"},
         {"sinks", T::Integer, false, 0, {}, "1: one sink logit per query head"},
         {"max_bias", T::Number, false, 0.0, {}, "ALiBi max bias, 0 = off"},
+        {"alibi_mode",
+         T::Choice,
+         false,
+         "distance",
+         {"distance", "mask_scaled"},
+         "ALiBi as -slope * |pos - j| (distance) or slope * mask[j] with the mask holding -|pos - j| (mask_scaled, "
+         "llama.cpp's; slope 1 when max_bias is 0)"},
+        {"softcap",
+         T::Number,
+         false,
+         0.0,
+         {},
+         "> 0: logit soft-capping, s = softcap * tanh(s / softcap) on the scaled score before mask and ALiBi"},
         {"scale", T::Number, false, nullptr, {}, "softmax scale (default 1/sqrt(D))"},
         {"layout",
          T::Choice,
@@ -357,10 +415,47 @@ class AttentionOperation final : public Operation {
   }
 
   std::vector<std::string> variable_names() const override {
-    return {"B",          "Hq",         "Hkv",        "Nq",         "Nkv",        "D",          "causal",     "window",
-            "mask",       "sinks",      "alibi",      "q_per_kv",   "DTYPE",      "layout",     "paged",      "page_size",
-            "num_pages",  "max_pages",  "stride_q_b", "stride_q_h", "stride_q_n", "stride_o_b", "stride_o_h", "stride_o_n",
-            "stride_k_b", "stride_k_h", "stride_k_n", "stride_v_b", "stride_v_h", "stride_v_n", "stride_page"};
+    return {"B",
+            "Hq",
+            "Hkv",
+            "Nq",
+            "Nkv",
+            "D",
+            "causal",
+            "window",
+            "mask",
+            "sinks",
+            "alibi",
+            "q_per_kv",
+            "DTYPE",
+            "layout",
+            "paged",
+            "page_size",
+            "num_pages",
+            "max_pages",
+            "stride_q_b",
+            "stride_q_h",
+            "stride_q_n",
+            "stride_o_b",
+            "stride_o_h",
+            "stride_o_n",
+            "stride_k_b",
+            "stride_k_h",
+            "stride_k_n",
+            "stride_v_b",
+            "stride_v_h",
+            "stride_v_n",
+            "stride_page",
+            "mask_f32",
+            "mask_bytes",
+            "mask_heads",
+            "mask_batches",
+            "stride_mask_b",
+            "stride_mask_h",
+            "stride_mask_n",
+            "alibi_mode",
+            "n_head_log2",
+            "has_softcap"};
   }
 
   Bindings variables(const json& f) const override {
@@ -395,12 +490,23 @@ class AttentionOperation final : public Operation {
       b[fmt::format("stride_{}_n", t)] = k.n;
     }
     b["stride_page"] = s.paged() ? s.page_stride() : 0;
+    const TensorStrides m = s.mask_strides();
+    b["mask_f32"] = s.mask_f32;
+    b["mask_bytes"] = static_cast<long long>(s.mask_bytes_per_element());
+    b["mask_heads"] = m.h != 0 ? s.Hq : 1;
+    b["mask_batches"] = m.b != 0 ? s.B : 1;
+    b["stride_mask_b"] = m.b;
+    b["stride_mask_h"] = m.h;
+    b["stride_mask_n"] = m.n;
+    b["alibi_mode"] = static_cast<long long>(s.alibi_mode);
+    b["n_head_log2"] = s.params().n_head_log2;
+    b["has_softcap"] = s.softcap > 0;
     return b;
   }
 
   NumberBindings number_variables(const json& f) const override {
     const AttentionShape s = AttentionShape::from_json(f);
-    return {{"scale", s.scale}, {"max_bias", s.max_bias}};
+    return {{"scale", s.scale}, {"max_bias", s.max_bias}, {"softcap", s.softcap}};
   }
 
   std::vector<std::string> buffer_names(const json& f) const override {
@@ -420,6 +526,10 @@ class AttentionOperation final : public Operation {
     if (s.Nq > s.Nkv)
       return fmt::format("Nq ({}) must not exceed Nkv ({}): query rows are the last Nq positions", s.Nq, s.Nkv);
     if (s.max_bias < 0) return "max_bias must be >= 0";
+    if (!(s.softcap >= 0) || !std::isfinite(s.softcap))
+      return fmt::format("softcap must be >= 0 (0 = off; got {})", s.softcap);
+    if (s.alibi_mode == AlibiMode::MaskScaled && !s.mask)
+      return "alibi_mode mask_scaled needs mask 1: ALiBi is slope * mask[j], the mask holding the positions";
     if (s.layout != AttnLayout::THD && (!s.seqlens_q.empty() || !s.seqlens_k.empty()))
       return "seqlens_q and seqlens_k are for layout thd";
     if (!s.seqlens_k.empty() && s.seqlens_k.size() != s.seqlens_q.size())
@@ -467,6 +577,7 @@ class AttentionOperation final : public Operation {
 
   Tolerance default_tolerance(const json& f) const override {
     const AttentionShape s = AttentionShape::from_json(f);
+    if (s.dtype == AttnDtype::F32) return Tolerance{1e-5, 1e-4, 0};
     if (s.dtype == AttnDtype::F32_F16) return Tolerance{1e-4, 2e-3, 0};
     return Tolerance{1e-2, 2e-2, 0};
   }

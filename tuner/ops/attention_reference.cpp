@@ -15,8 +15,9 @@ void attention_reference_row(const AttentionShape& s, const AttentionValues& in,
   const float* q = in.q.data() + ((std::size_t(b) * s.Hq + h) * s.Nq + i) * D;
   const float* k = in.k.data() + (std::size_t(b) * s.Hkv + hk) * s.Nkv * D;
   const float* v = in.v.data() + (std::size_t(b) * s.Hkv + hk) * s.Nkv * D;
-  const float* mask = s.mask ? in.mask.data() + (std::size_t(b) * s.Nq + i) * s.Nkv : nullptr;
+  const float* mask = s.mask ? in.mask.data() + s.mask_index(b, h, i, 0) : nullptr;
   const double slope = s.alibi_slope(h);
+  const bool mask_scaled = s.alibi_mode == AlibiMode::MaskScaled;
 
   const int first = s.first_key(i, nq, nk), last = s.last_key(i, nq, nk);
   const double neg_inf = -std::numeric_limits<double>::infinity();
@@ -25,8 +26,15 @@ void attention_reference_row(const AttentionShape& s, const AttentionValues& in,
   for (int j = first; j <= last; ++j) {
     double dot = 0;
     for (int d = 0; d < D; ++d) dot += double(q[d]) * double(k[std::size_t(j) * D + d]);
-    double x = s.scale * dot - slope * std::abs(pos - j);
-    if (mask) x += double(mask[j]);
+    // Soft-capped first, then the mask and ALiBi (llama.cpp's and Gemma 2's order).
+    double x = s.scale * dot;
+    if (s.softcap > 0) x = s.softcap * std::tanh(x / s.softcap);
+    if (mask_scaled) {
+      if (mask) x += slope * double(mask[j]);  // -inf stays -inf: slope > 0
+    } else {
+      x -= slope * std::abs(pos - j);
+      if (mask) x += double(mask[j]);
+    }
     score[j - first] = x;
     m = std::max(m, x);
   }

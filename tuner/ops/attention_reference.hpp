@@ -7,7 +7,8 @@
 
 namespace attn {
 
-// The inputs as float values (f16/bf16 already widened exactly).
+// The inputs as float values (f16/bf16 already widened exactly); the mask as
+// the shape's mask_layout lays it out (mask_index).
 struct AttentionValues {
   std::vector<float> q, k, v, mask, sinks;
 };

@@ -8,7 +8,10 @@ namespace attn {
 AttentionShape AttentionShape::from_json(const nlohmann::json& f) {
   AttentionShape s;
   const std::string dtype = f.at("dtype").get<std::string>();
-  s.dtype = dtype == "f16" ? AttnDtype::F16 : dtype == "bf16" ? AttnDtype::BF16 : AttnDtype::F32_F16;
+  s.dtype = dtype == "f16"    ? AttnDtype::F16
+            : dtype == "bf16" ? AttnDtype::BF16
+            : dtype == "f32"  ? AttnDtype::F32
+                              : AttnDtype::F32_F16;
   s.B = f.at("B").get<int>();
   s.Hq = f.at("Hq").get<int>();
   s.Hkv = f.at("Hkv").get<int>();
@@ -29,6 +32,15 @@ AttentionShape AttentionShape::from_json(const nlohmann::json& f) {
   s.page_size = f.value("page_size", 0);
   s.num_pages = f.value("num_pages", 0);
   s.sequence_offset = f.value("sequence_offset", 0);
+  // Fields added with mask forms, ALiBi conventions and soft-capping.
+  s.mask_f32 = f.value("mask_dtype", "f16") == "f32";
+  const std::string mask_layout = f.value("mask_layout", "bqk");
+  s.mask_layout = mask_layout == "bhqk"  ? MaskLayout::BHQK
+                  : mask_layout == "hqk" ? MaskLayout::HQK
+                  : mask_layout == "qk"  ? MaskLayout::QK
+                                         : MaskLayout::BQK;
+  s.alibi_mode = f.value("alibi_mode", "distance") == "mask_scaled" ? AlibiMode::MaskScaled : AlibiMode::Distance;
+  s.softcap = f.value("softcap", 0.0);
   return s;
 }
 
@@ -64,6 +76,13 @@ attn_params AttentionShape::params() const {
   p.num_pages = pool_pages();
   p.max_pages = max_pages();
   p.stride_k_page = static_cast<int>(paged() ? page_stride() : 0);
+  p.softcap = static_cast<float>(softcap);
+  p.alibi_mode = static_cast<int>(alibi_mode);
+  p.mask_f32 = mask_f32;
+  const TensorStrides ms = mask_strides();
+  p.stride_mask_b = static_cast<int>(ms.b);
+  p.stride_mask_h = static_cast<int>(ms.h);
+  p.stride_mask_n = static_cast<int>(ms.n);
   return p;
 }
 
@@ -81,6 +100,27 @@ TensorStrides AttentionShape::kv_strides() const {
   if (paged() || layout == AttnLayout::THD) return {0, d, d * Hkv};  // token-major inside a page / the packed tokens
   if (layout == AttnLayout::BSHD) return {d * Hkv * Nkv, d, d * Hkv};
   return {d * Hkv * Nkv, d * Nkv, d};
+}
+
+std::size_t AttentionShape::mask_elements() const {
+  if (!mask) return 0;
+  const std::size_t rows = std::size_t(Nq) * std::size_t(Nkv);
+  switch (mask_layout) {
+    case MaskLayout::BHQK: return std::size_t(B) * std::size_t(Hq) * rows;
+    case MaskLayout::HQK: return std::size_t(Hq) * rows;
+    case MaskLayout::QK: return rows;
+    default: return std::size_t(B) * rows;
+  }
+}
+
+TensorStrides AttentionShape::mask_strides() const {
+  const long long rows = (long long)Nq * Nkv;
+  switch (mask_layout) {
+    case MaskLayout::BHQK: return {Hq * rows, rows, Nkv};
+    case MaskLayout::HQK: return {0, rows, Nkv};
+    case MaskLayout::QK: return {0, 0, Nkv};
+    default: return {rows, 0, Nkv};
+  }
 }
 
 int AttentionShape::first_key(int i, int nq, int nk) const {
@@ -103,7 +143,7 @@ double AttentionShape::attended_pairs(int nq, int nk) const {
 }
 
 double AttentionShape::alibi_slope(int h) const {
-  if (max_bias <= 0) return 0;
+  if (max_bias <= 0) return alibi_mode == AlibiMode::MaskScaled ? 1 : 0;
   const attn_params p = params();
   // Slopes from the same float bases the kernels get, powered in double.
   return h < p.n_head_log2 ? std::pow(double(p.m0), h + 1) : std::pow(double(p.m1), 2 * (h - p.n_head_log2) + 1);
@@ -113,6 +153,7 @@ const char* dtype_name(AttnDtype d) {
   switch (d) {
     case AttnDtype::F16: return "f16";
     case AttnDtype::BF16: return "bf16";
+    case AttnDtype::F32: return "f32";
     default: return "f32_f16";
   }
 }
@@ -125,7 +166,18 @@ const char* layout_name(AttnLayout layout) {
   }
 }
 
-std::size_t q_bytes_per_element(AttnDtype d) { return d == AttnDtype::F32_F16 ? 4 : 2; }
-std::size_t kv_bytes_per_element(AttnDtype) { return 2; }
+const char* mask_layout_name(MaskLayout layout) {
+  switch (layout) {
+    case MaskLayout::BHQK: return "bhqk";
+    case MaskLayout::HQK: return "hqk";
+    case MaskLayout::QK: return "qk";
+    default: return "bqk";
+  }
+}
+
+const char* alibi_mode_name(AlibiMode mode) { return mode == AlibiMode::MaskScaled ? "mask_scaled" : "distance"; }
+
+std::size_t q_bytes_per_element(AttnDtype d) { return d == AttnDtype::F32_F16 || d == AttnDtype::F32 ? 4 : 2; }
+std::size_t kv_bytes_per_element(AttnDtype d) { return d == AttnDtype::F32 ? 4 : 2; }
 
 }  // namespace attn

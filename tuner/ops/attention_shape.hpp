@@ -11,7 +11,16 @@
 
 namespace attn {
 
-enum class AttnDtype { F32_F16 = 0, F16 = 1, BF16 = 2 };
+enum class AttnDtype { F32_F16 = 0, F16 = 1, BF16 = 2, F32 = 3 };
+
+// Which dimensions the mask has; the others are broadcast: [B][Nq][Nkv] (one
+// per sequence, shared by its heads), [B][Hq][Nq][Nkv], [Hq][Nq][Nkv] (per
+// head, shared by the batch), [Nq][Nkv] (one for everything).
+enum class MaskLayout { BQK = 0, BHQK = 1, HQK = 2, QK = 3 };
+
+// How ALiBi enters the score: distance adds -slope * |pos - j|; mask_scaled
+// (llama.cpp's, the mask holding -|pos - j|) adds slope * mask[j], slope 1 without ALiBi.
+enum class AlibiMode { Distance = 0, MaskScaled = 1 };
 
 // How q, k, v and o are laid out: [B][H][N][D], [B][N][H][D], or packed
 // variable-length tokens [T][H][D] with cu_seqlens offsets.
@@ -28,8 +37,12 @@ struct AttentionShape {
   bool causal = false;
   int window = 0;
   bool mask = false;
+  bool mask_f32 = false;  // mask elements float instead of half
+  MaskLayout mask_layout = MaskLayout::BQK;
   bool sinks = false;
   double max_bias = 0;
+  AlibiMode alibi_mode = AlibiMode::Distance;
+  double softcap = 0;  // > 0: scaled scores soft-capped, softcap * tanh(s / softcap), before mask and ALiBi
   double scale = 0;
   AttnLayout layout = AttnLayout::BHSD;
   // thd: listed lengths, sequence b takes entry (sequence_offset + b) modulo the list's
@@ -56,7 +69,14 @@ struct AttentionShape {
   int kv_offset() const { return Nkv - Nq; }
   std::size_t q_elements() const { return std::size_t(B) * Hq * Nq * D; }
   std::size_t kv_elements() const { return std::size_t(B) * Hkv * Nkv * D; }
-  std::size_t mask_elements() const { return mask ? std::size_t(B) * Nq * Nkv : 0; }
+  std::size_t mask_elements() const;
+  // Element strides of the mask over (b, h, i); 0 on a broadcast dimension (j's is 1).
+  TensorStrides mask_strides() const;
+  std::size_t mask_index(int b, int h, int i, int j) const {
+    const TensorStrides m = mask_strides();
+    return std::size_t(b * m.b + h * m.h + i * m.n + j);
+  }
+  std::size_t mask_bytes_per_element() const { return mask_f32 ? 4 : 2; }
   // Key range row i of a sequence of NQ queries over NK keys attends to before
   // the mask: [first, last], empty when first > last.
   int first_key(int i) const { return first_key(i, Nq, Nkv); }
@@ -71,6 +91,8 @@ struct AttentionShape {
 
 const char* dtype_name(AttnDtype dtype);
 const char* layout_name(AttnLayout layout);
+const char* mask_layout_name(MaskLayout layout);
+const char* alibi_mode_name(AlibiMode mode);
 std::size_t q_bytes_per_element(AttnDtype dtype);  // also O's
 std::size_t kv_bytes_per_element(AttnDtype dtype);
 
