@@ -71,7 +71,7 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
   auto* strategy =
       cmd->add_option("--strategy", opt.search.strategy,
                       fmt::format("exhaustive (every configuration and preset), or a search per (kernel, shape): random, "
-                                  "annealing, genetic, surrogate (docs/search.md); with a budget, the default is {}",
+                                  "annealing, genetic, surrogate, hybrid (docs/search.md); with a budget, the default is {}",
                                   kDefaultSearchStrategy))
           ->check(CLI::IsMember(strategy_names()));
   cmd->add_option("--budget-evals", opt.search.budget.evaluations,

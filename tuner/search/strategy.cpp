@@ -7,6 +7,7 @@
 #include "tuner/search/annealing.hpp"
 #include "tuner/search/exhaustive.hpp"
 #include "tuner/search/genetic.hpp"
+#include "tuner/search/hybrid.hpp"
 #include "tuner/search/random_search.hpp"
 #include "tuner/search/surrogate.hpp"
 
@@ -42,7 +43,7 @@ std::vector<Config> Strategy::unproposed_neighbours(const Config& config) const 
 }
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names{"exhaustive", "random", "annealing", "genetic", "surrogate"};
+  static const std::vector<std::string> names{"exhaustive", "random", "annealing", "genetic", "surrogate", "hybrid"};
   return names;
 }
 
@@ -51,6 +52,7 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const SpaceSamp
   if (name == "random") return std::make_unique<RandomSearch>(space, seed);
   if (name == "annealing") return std::make_unique<SimulatedAnnealing>(space, seed);
   if (name == "genetic") return std::make_unique<GeneticSearch>(space, seed);
+  if (name == "hybrid") return std::make_unique<HybridSearch>(space, seed);
   if (name == "surrogate") return std::make_unique<SurrogateSearch>(space, seed);
   throw UsageError(fmt::format("unknown search strategy `{}`; known: {}", name, fmt::join(strategy_names(), ", ")));
 }
