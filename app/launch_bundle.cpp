@@ -115,6 +115,7 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
           args.push_back({{"name", b.name}, {"kind", b.is_output ? "output" : "input"}, {"bytes", b.data.size()}});
           break;
         }
+        case BoundArgument::Kind::null: args.push_back({{"name", a.name}, {"kind", "null"}, {"bytes", 0}}); break;
         case BoundArgument::Kind::workspace:
           args.push_back(
               {{"name", "ws"}, {"kind", "workspace"}, {"bytes", std::max<std::size_t>(plan.workspace_bytes, 16)}});

@@ -375,6 +375,8 @@ def attn_tune_call(gpu, item, t):
             ptrs.append(np.frombuffer(raw, dtype=np.dtype([(f"w{n}", np.int32) for n in range(len(raw) // 4)])).copy())
         elif a["kind"] == "tensor_map":
             ptrs.append(encode_tensor_map(np, a, buffers[a["buffer"]].data_ptr()))
+        elif a["kind"] == "null":
+            ptrs.append(np.uint64(0))  # an optional input the shape turns off: a null pointer
         elif a["kind"] == "workspace":
             buffers["ws"] = torch.zeros(a["bytes"], dtype=torch.uint8, device="cuda")
             ptrs.append(np.uint64(buffers["ws"].data_ptr()))

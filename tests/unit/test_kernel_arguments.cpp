@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include "tuner/ops/custom_buffers.hpp"
 #include "tuner/ops/operation.hpp"
 #include "tuner/plan/kernel_arguments.hpp"
+#include "tuner/plan/signature_check.hpp"
 #include "tuner/record/result.hpp"
 #include "tuner/spec/space.hpp"
 
@@ -299,6 +301,203 @@ TEST(CustomOperationSpec, MistakesAreNamedWithTheirField) {
 
   std::tie(field, message) = custom_error([](ojson& s) { s["shapes"]["s"] = {{"M", 3}}; });
   EXPECT_EQ(field, "shapes.s.M");
+}
+
+// ---- optional inputs: null pointers ----
+
+TEST(KernelArgumentsSpec, ABufferThatMayBeNullIsCheckedNamingItsFields) {
+  auto [field, message] = load_error({"q", {{"buffer", "maks"}, {"null_when", "mask == 0"}}});
+  EXPECT_EQ(field, "kernels.k.arguments[1].buffer");
+  EXPECT_NE(message.find("unknown buffer 'maks'"), std::string::npos) << message;
+
+  std::tie(field, message) = load_error({{{"buffer", "mask"}, {"null_when", "has_mask == 0"}}});
+  EXPECT_EQ(field, "kernels.k.arguments[0].null_when");
+  EXPECT_NE(message.find("unknown name 'has_mask'"), std::string::npos) << message;
+
+  std::tie(field, message) = load_error({{{"buffer", "mask"}}});
+  EXPECT_EQ(field, "kernels.k.arguments[0].null_when");
+
+  std::tie(field, message) = load_error({{{"buffer", "workspace"}, {"null_when", "1"}}});
+  EXPECT_EQ(field, "kernels.k.arguments[0].buffer");
+  EXPECT_NE(message.find("only a buffer can be passed as null"), std::string::npos) << message;
+
+  std::tie(field, message) = load_error({{{"buffer", "mask"}, {"null_when", "mask == 0"}, {"type", "int32"}}});
+  EXPECT_EQ(field, "kernels.k.arguments[0].type");
+}
+
+struct NoBuffer final : Buffer {
+  std::size_t size() const override { return 0; }
+};
+
+TEST(KernelArguments, ABufferIsNullExactlyWhereItsConditionHoldsAndNullIsAlwaysNull) {
+  test::TempDir dir;
+  ojson json = spec_with_arguments({"q", {{"buffer", "mask"}, {"null_when", "mask == 0"}}, nullptr});
+  json["shapes"]["with_mask"] = {{"B", 1}, {"Hq", 2}, {"Nq", 4}, {"D", 16}, {"mask", 1}};
+  const Spec spec = load(dir, json);
+  const Operation& op = find_operation(spec.operation);
+  for (const auto& shape : spec.shapes) {
+    const auto problem = op.make_problem(shape.fields, 1);
+    const auto bound =
+        bind_arguments(spec.kernels[0], *problem, config_bindings(op.variables(shape.fields), {{"BLOCK_M", 16}}),
+                       op.number_variables(shape.fields));
+    ASSERT_EQ(bound.size(), 3u);
+    EXPECT_EQ(bound[1].kind, shape.name == "with_mask" ? BoundArgument::Kind::buffer : BoundArgument::Kind::null)
+        << shape.name;
+    EXPECT_EQ(bound[2].kind, BoundArgument::Kind::null);
+    EXPECT_EQ(bound[1].field, "kernels.k.arguments[1]");
+    std::vector<std::unique_ptr<Buffer>> buffers;
+    for (std::size_t i = 0; i < problem->buffers().size(); ++i) buffers.push_back(std::make_unique<NoBuffer>());
+    const NoBuffer workspace;
+    const auto args = kernel_args(bound, buffers, workspace);
+    EXPECT_EQ(args[2].null, true);
+    EXPECT_EQ(args[2].buffer, nullptr);
+    EXPECT_EQ(describe_arguments(bound)[2].at("kind"), "null");
+  }
+}
+
+TEST(KernelArguments, AnOutputPassedAsNullIsSkippedNamingIt) {
+  test::TempDir dir;
+  const Spec spec = load(dir, spec_with_arguments({"q", {{"buffer", "o"}, {"null_when", "1"}}}));
+  const Operation& op = find_operation(spec.operation);
+  const auto& fields = spec.shapes[0].fields;
+  const auto problem = op.make_problem(fields, 1);
+  try {
+    bind_arguments(spec.kernels[0], *problem, config_bindings(op.variables(fields), {{"BLOCK_M", 16}}),
+                   op.number_variables(fields));
+    FAIL() << "bound";
+  } catch (const Outcome& o) {
+    EXPECT_EQ(o.status, Status::skipped);
+    EXPECT_NE(o.reason.find("kernels.k.arguments[1]: output 'o' is passed as null"), std::string::npos) << o.reason;
+  }
+}
+
+// ---- signatures checked against the kernel's parameters ----
+
+KernelParameter global(const std::string& type, const std::string& name) {
+  return {name, type, KernelParameter::Space::global, 8};
+}
+KernelParameter value(const std::string& type, const std::string& name, std::size_t bytes) {
+  return {name, type, KernelParameter::Space::value, bytes};
+}
+
+std::vector<BoundArgument> two_arguments() {
+  BoundArgument buffer{BoundArgument::Kind::buffer, 0, {}, "q", {}, nullptr, "kernels.k.arguments[0]"};
+  BoundArgument n{BoundArgument::Kind::value, 0, std::vector<std::byte>(4), "n", "int32", 3, "kernels.k.arguments[1]"};
+  return {buffer, n};
+}
+
+TEST(SignatureCheck, AgreeingArgumentsPassAndUnknownFieldsAreNotCompared) {
+  EXPECT_EQ(signature_mismatch("f", {global("float*", "q"), value("int", "n", 4)}, two_arguments()), "");
+  // CUDA knows sizes only; an OpenCL struct's size is unknown.
+  EXPECT_EQ(
+      signature_mismatch("f", {{"", "", KernelParameter::Space::unknown, 8}, {"", "", KernelParameter::Space::unknown, 4}},
+                         two_arguments()),
+      "");
+  EXPECT_EQ(signature_mismatch("f", {global("float*", "q"), value("Params", "p", 0)}, two_arguments()), "");
+}
+
+TEST(SignatureCheck, CountsSizesAndPointersThatDisagreeAreOneSentenceNamingBothSides) {
+  EXPECT_EQ(
+      signature_mismatch("f", {global("float*", "q"), value("int", "n", 4), value("ulong", "nb1", 8)}, two_arguments()),
+      "kernel 'f' takes 3 parameters, kernels.k.arguments passes 2 arguments: parameter 2 `ulong nb1` gets no "
+      "argument");
+  EXPECT_EQ(signature_mismatch("f", {global("float*", "q")}, two_arguments()),
+            "kernel 'f' takes 1 parameters, kernels.k.arguments passes 2 arguments: kernels.k.arguments[1] (n, int32) "
+            "has no parameter to go to");
+  EXPECT_EQ(signature_mismatch("f", {global("float*", "q"), value("ulong", "n", 8)}, two_arguments()),
+            "kernels.k.arguments[1] (n, int32) is 4 bytes; parameter 1 `ulong n` of 'f' takes 8 bytes");
+  EXPECT_EQ(signature_mismatch("f", {value("int", "q", 4), value("int", "n", 4)}, two_arguments()),
+            "kernels.k.arguments[0] (buffer 'q') is a pointer; parameter 0 `int q` of 'f' takes a value of 4 bytes");
+  EXPECT_EQ(signature_mismatch("f", {global("float*", "q"), global("float*", "n")}, two_arguments()),
+            "kernels.k.arguments[1] (n, int32) is a value of 4 bytes; parameter 1 `__global float* n` of 'f' takes a "
+            "pointer");
+  EXPECT_NE(
+      signature_mismatch("f", {global("float*", "q"), {"s", "float*", KernelParameter::Space::local, 8}}, two_arguments())
+          .find("a __local pointer: attn-tune passes no local memory arguments"),
+      std::string::npos);
+  // CUDA: sizes only, parameters unnamed.
+  EXPECT_EQ(
+      signature_mismatch("f", {{"", "", KernelParameter::Space::unknown, 8}, {"", "", KernelParameter::Space::unknown, 8}},
+                         two_arguments()),
+      "kernels.k.arguments[1] (n, int32) is 4 bytes; parameter 1 of 'f' takes 8 bytes");
+}
+
+// ---- buffer life cycle: init, reset, role ----
+
+TEST(BufferLifeCycle, RolesInitsAndResetsAreReadAsDeclared) {
+  test::TempDir dir;
+  ojson json = custom_spec();
+  json["custom"]["buffers"]["m"] = {{"type", "f32"}, {"size", "N"}, {"role", "inout"}, {"init", "-inf"}};
+  json["custom"]["buffers"]["l"] = {{"type", "f32"}, {"size", "N"}, {"role", "inout"}, {"init", 0.5}, {"reset", "once"}};
+  json["custom"]["buffers"]["acc"] = {{"type", "f32"}, {"size", "N"}, {"role", "output"}, {"init", "zeros"}};
+  json["kernels"]["naive"]["arguments"] = {"x", "y", "m", "l", "acc"};
+  const Spec spec = load(dir, json);
+  const auto problem = spec_operation(spec).make_problem(spec.shapes[0].fields, 7);
+  const auto& b = problem->buffers();
+  ASSERT_EQ(b.size(), 5u);
+  EXPECT_EQ(b[0].reset, BufferReset::never);  // an input
+  EXPECT_TRUE(b[1].is_output);                // poisoned, as before
+  EXPECT_FALSE(b[1].poison.empty());
+  EXPECT_EQ(b[1].reset, BufferReset::never);
+  EXPECT_FALSE(b[2].is_output);  // state: restored, not compared
+  EXPECT_EQ(b[2].reset, BufferReset::every_run);
+  EXPECT_EQ(element_value(b[2].data, BufferType::f32, 3), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(b[3].reset, BufferReset::once);
+  EXPECT_EQ(element_value(b[3].data, BufferType::f32, 7), 0.5);
+  EXPECT_TRUE(b[4].is_output);  // read before it is written: its init, not the poison
+  EXPECT_TRUE(b[4].poison.empty());
+  EXPECT_EQ(b[4].reset, BufferReset::every_run);
+  EXPECT_EQ(b[4].data.size(), 8u * 4);
+  EXPECT_EQ(problem->outputs().size(), 2u);  // y and acc
+}
+
+TEST(BufferLifeCycle, BadValuesAreNamedWithTheirField) {
+  auto [field, message] = custom_error([](ojson& s) { s["custom"]["buffers"]["x"]["init"] = "ones"; });
+  EXPECT_EQ(field, "custom.buffers.x.init");
+  EXPECT_NE(message.find("unknown init 'ones' (known: random, zeros, iota, or a constant"), std::string::npos) << message;
+
+  std::tie(field, message) = custom_error([](ojson& s) { s["custom"]["buffers"]["x"]["role"] = "state"; });
+  EXPECT_EQ(field, "custom.buffers.x.role");
+  EXPECT_NE(message.find("unknown role 'state' (known: input, output, inout)"), std::string::npos) << message;
+
+  std::tie(field, message) = custom_error([](ojson& s) { s["custom"]["buffers"]["y"]["role"] = "inout"; });
+  EXPECT_EQ(field, "custom.buffers.y.role");
+  EXPECT_NE(message.find("\"output\": true says otherwise"), std::string::npos) << message;
+
+  std::tie(field, message) = custom_error([](ojson& s) { s["custom"]["buffers"]["x"]["reset"] = "every_run"; });
+  EXPECT_EQ(field, "custom.buffers.x.reset");
+  EXPECT_NE(message.find("an input is never written"), std::string::npos) << message;
+
+  std::tie(field, message) = custom_error([](ojson& s) { s["custom"]["buffers"]["y"]["reset"] = "once"; });
+  EXPECT_EQ(field, "custom.buffers.y.reset");
+  EXPECT_NE(message.find("an output without an init is poisoned"), std::string::npos) << message;
+
+  std::tie(field, message) = custom_error([](ojson& s) {
+    s["custom"]["buffers"]["x"]["role"] = "inout";
+    s["custom"]["buffers"]["x"]["reset"] = "always";
+  });
+  EXPECT_EQ(field, "custom.buffers.x.reset");
+  EXPECT_NE(message.find("unknown reset 'always' (known: once, every_run)"), std::string::npos) << message;
+
+  std::tie(field, message) = custom_error([](ojson& s) {
+    s["custom"]["buffers"]["x"]["type"] = "i32";
+    s["custom"]["buffers"]["x"]["init"] = "-inf";
+  });
+  EXPECT_EQ(field, "custom.buffers.x.init");
+  EXPECT_NE(message.find("an i32 buffer's constant must be an integer"), std::string::npos) << message;
+}
+
+TEST(BufferLifeCycle, ConstantsParse) {
+  BufferInit init{};
+  double v = 0;
+  ASSERT_TRUE(parse_buffer_init("-1e30", init, v));
+  EXPECT_EQ(init, BufferInit::constant);
+  EXPECT_EQ(v, -1e30);
+  ASSERT_TRUE(parse_buffer_init("inf", init, v));
+  EXPECT_EQ(v, std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(parse_buffer_init("1x", init, v));
+  EXPECT_FALSE(parse_buffer_init("", init, v));
+  EXPECT_EQ(element_value(initial_values(BufferType::f16, BufferInit::constant, 3, 1, -2.5), BufferType::f16, 2), -2.5);
 }
 
 }  // namespace

@@ -115,15 +115,18 @@ class Buffer {
   virtual std::size_t size() const = 0;
 };
 
-// A kernel argument: a device buffer, bytes passed by value (the params
+// A kernel argument: a device buffer, a null pointer (an optional input
+// left out: OpenCL's NULL cl_mem, CUDA's 0), bytes passed by value (the params
 // struct), or a TMA tensor map of a buffer (CUDA only; encoded at launch).
 struct KernelArg {
   const Buffer* buffer = nullptr;
   std::vector<std::byte> bytes;
   std::optional<TensorMapDescription> tensor_map;  // with buffer: the tensor it describes
+  bool null = false;                               // a null pointer: no buffer, no bytes
 
-  static KernelArg of(const Buffer& b) { return KernelArg{&b, {}, {}}; }
-  static KernelArg tensor_map_of(const Buffer& b, TensorMapDescription d) { return KernelArg{&b, {}, std::move(d)}; }
+  static KernelArg of(const Buffer& b) { return KernelArg{&b, {}, {}, false}; }
+  static KernelArg null_pointer() { return KernelArg{nullptr, {}, {}, true}; }
+  static KernelArg tensor_map_of(const Buffer& b, TensorMapDescription d) { return KernelArg{&b, {}, std::move(d), false}; }
   template <class T>
   static KernelArg value(const T& v) {
     KernelArg a;
@@ -131,6 +134,17 @@ struct KernelArg {
     std::memcpy(a.bytes.data(), &v, sizeof(T));
     return a;
   }
+};
+
+// One parameter of a compiled kernel, as the backend reports it (OpenCL's
+// kernel argument info, CUDA's cuFuncGetParamInfo): what the spec's arguments
+// are checked against before the first run. Fields it cannot say stay empty.
+struct KernelParameter {
+  enum class Space { unknown, global, constant, local, value };
+  std::string name;              // "nb_mask1"; empty when unknown (CUDA)
+  std::string type;              // "ulong", "float*"; empty when unknown
+  Space space = Space::unknown;  // global/constant/local: a pointer; value: passed by value
+  std::size_t bytes = 0;         // the by-value size; 0 when unknown (an OpenCL struct)
 };
 
 // One kernel launch. grid counts work-groups (blocks); OpenCL's global size is grid * block.
@@ -176,6 +190,13 @@ class Device {
   // backends without the notion leave them empty.
   virtual void describe_launch(const Program& program, const Launch& launch, KernelResources& resources) {
     (void)program, (void)launch, (void)resources;
+  }
+
+  // ENTRY's parameters in PROGRAM, in order; none where the backend cannot say
+  // (then the arguments are not checked before the run).
+  virtual std::optional<std::vector<KernelParameter>> parameters(const Program& program, const std::string& entry) {
+    (void)program, (void)entry;
+    return std::nullopt;
   }
 
   // Whether capture() works here (CUDA graphs): the one query, from the device's description, so that a

@@ -1,6 +1,7 @@
 #include "tuner/load/custom_operation_loader.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,7 +23,7 @@ std::shared_ptr<const Expression> expression(const JsonField& f, const std::vect
 }
 
 CustomBuffer load_buffer(const std::string& name, const JsonField& f, const std::vector<std::string>& fields) {
-  f.expect_object({"type", "size", "init", "output"});
+  f.expect_object({"type", "size", "init", "output", "role", "reset"});
   CustomBuffer b;
   b.name = name;
   const JsonField type = f.member("type");
@@ -32,11 +33,39 @@ CustomBuffer load_buffer(const std::string& name, const JsonField& f, const std:
   if (auto output = f.optional_member("output")) {
     if (!output->value().is_boolean()) output->fail("expected true or false");
     b.output = output->value().get<bool>();
+    b.role = b.output ? BufferRole::output : BufferRole::input;
+  }
+  if (auto role = f.optional_member("role")) {
+    if (!parse_buffer_role(role->string(), b.role))
+      role->fail(fmt::format("unknown role '{}' (known: input, output, inout)", role->string()));
+    if (f.has("output") && b.output != (b.role == BufferRole::output))
+      role->fail(fmt::format("\"output\": {} says otherwise: give the role only", b.output));
+    b.output = b.role == BufferRole::output;
   }
   if (auto init = f.optional_member("init")) {
-    if (b.output) init->fail("an output has no initial values: it is poisoned (NaN) before every run");
-    if (!parse_buffer_init(init->string(), b.init))
-      init->fail(fmt::format("unknown init '{}' (known: random, zeros, iota)", init->string()));
+    // A number, or its text: 0, -1e30, "-inf".
+    const std::string text = init->value().is_number() ? init->value().dump() : init->string();
+    if (!parse_buffer_init(text, b.init, b.init_value))
+      init->fail(
+          fmt::format("unknown init '{}' (known: random, zeros, iota, or a constant: a number, \"-inf\", "
+                      "\"inf\", \"nan\")",
+                      text));
+    if (b.type == BufferType::i32 && b.init == BufferInit::constant &&
+        (!std::isfinite(b.init_value) || b.init_value != std::floor(b.init_value)))
+      init->fail(fmt::format("an i32 buffer's constant must be an integer, not {}", text));
+    b.has_init = true;
+  }
+  // Outputs read before they are written, and state, are restored before every run unless told otherwise.
+  if (b.role == BufferRole::inout || (b.role == BufferRole::output && b.has_init)) b.reset = BufferReset::every_run;
+  if (auto reset = f.optional_member("reset")) {
+    const std::string r = reset->string();
+    if (r == "once") b.reset = BufferReset::once;
+    else if (r == "every_run") b.reset = BufferReset::every_run;
+    else reset->fail(fmt::format("unknown reset '{}' (known: once, every_run)", r));
+    if (b.role == BufferRole::input)
+      reset->fail("an input is never written, so never reset: declare \"role\": \"inout\" for one the kernel writes");
+    if (b.role == BufferRole::output && !b.has_init)
+      reset->fail("an output without an init is poisoned (NaN) before every run: give it the \"init\" it is read with");
   }
   return b;
 }

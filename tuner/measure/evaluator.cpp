@@ -17,6 +17,7 @@
 #include "tuner/core/host_allocation.hpp"
 #include "tuner/core/text_file.hpp"
 #include "tuner/measure/sampler.hpp"
+#include "tuner/plan/signature_check.hpp"
 #include "tuner/plan/tensor_map_arguments.hpp"
 #include "tuner/spec/space.hpp"
 
@@ -53,7 +54,7 @@ PreparedShape Evaluator::prepare_fields(const std::string& name, const nlohmann:
   for (const auto& hb : p.problem->buffers()) {
     auto buffer = device_.allocate(hb.data.size());
     std::vector<std::byte> poison;
-    if (hb.is_output) {
+    if (hb.is_output && !hb.poison.empty()) {
       poison.resize(hb.data.size());
       for (std::size_t i = 0; i < poison.size(); i += hb.poison.size())
         std::memcpy(poison.data() + i, hb.poison.data(), std::min(hb.poison.size(), poison.size() - i));
@@ -199,6 +200,13 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
     for (auto& l : result.launches) l["arguments"] = describe_arguments(plan.arguments);
   plan.program = &compiled(lp.defines, lp.entries, result);
   for (const auto& entry : lp.entries) result.resources[entry] = plan.program->resources(entry);
+  // The arguments against the compiled kernel's parameters, before the first run: a wrong count or size is
+  // the spec's or the source's, the same in every configuration, so the sweep stops on it as on a broken source.
+  for (const auto& launch : plan.launches)
+    if (const auto parameters = device_.parameters(*plan.program, launch.entry)) {
+      const std::string mismatch = signature_mismatch(launch.entry, *parameters, plan.arguments, plan.tensor_maps.size());
+      if (!mismatch.empty()) throw Outcome{Status::compile_failed, mismatch, mismatch};
+    }
   for (const auto& launch : plan.launches) {
     auto& r = result.resources[launch.entry];
     const std::uint64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
@@ -236,6 +244,13 @@ void Evaluator::ensure_workspace(std::size_t bytes) {
   zero_workspace();
 }
 
+void Evaluator::restore(const PreparedShape& shape, BufferReset when) {
+  const auto& host = shape.problem->buffers();
+  for (std::size_t i = 0; i < host.size(); ++i)
+    if (host[i].reset == when || (when == BufferReset::once && host[i].reset == BufferReset::every_run))
+      device_.write(*shape.buffers[i], host[i].data.data(), host[i].data.size());
+}
+
 void Evaluator::zero_workspace() {
   const std::array<std::byte, kZeroedWorkspaceBytes> zeros{};
   device_.write(*workspace_, zeros.data(), zeros.size());
@@ -244,7 +259,8 @@ void Evaluator::zero_workspace() {
 std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const PreparedShape& shape) {
   const auto& host = shape.problem->buffers();
   for (std::size_t i = 0; i < host.size(); ++i)
-    if (host[i].is_output) device_.write(*shape.buffers[i], shape.poisoned[i].data(), shape.poisoned[i].size());
+    if (!shape.poisoned[i].empty()) device_.write(*shape.buffers[i], shape.poisoned[i].data(), shape.poisoned[i].size());
+  restore(shape, BufferReset::every_run);
 
   const std::vector<KernelArg> args = launch_args(plan, shape);
   try {
@@ -272,7 +288,12 @@ void Evaluator::time(const Plan& plan, const PreparedShape& shape, const Measure
   try {
     std::unique_ptr<CapturedRun> graph;
     if (t.policy == TimingPolicy::graph) graph = device_.capture(*plan.program, plan.launches, args);
+    const bool restores = std::any_of(shape.problem->buffers().begin(), shape.problem->buffers().end(),
+                                      [](const HostBuffer& b) { return b.reset == BufferReset::every_run; });
     auto sample = [&] {
+      // State the kernel reads and writes starts from its declared values in every timed run too (the
+      // writes are outside the device's events).
+      if (restores) restore(shape, BufferReset::every_run);
       if (t.flush_cache()) device_.flush_cache();
       return graph ? graph->replay() : device_.run(*plan.program, plan.launches, args);
     };
@@ -327,6 +348,8 @@ ConfigResult Evaluator::evaluate(const Job& job, const MeasureStep& step) {
     // configuration; its runs after that share them, so one that never resets them differs run to run.
     ensure_workspace(plan.workspace_bytes);
     zero_workspace();
+    // Buffers declared with a reset start from their declared values for each configuration.
+    restore(*prepared_, BufferReset::once);
     const auto outputs = run_once(plan, *prepared_);
     result.verify = prepared_->problem->verify(outputs, spec_.tolerance);
     if (!result.verify->passed) {

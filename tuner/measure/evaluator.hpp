@@ -26,7 +26,8 @@ struct PreparedShape {
   nlohmann::json fields;
   std::unique_ptr<Problem> problem;
   std::vector<std::unique_ptr<Buffer>> buffers;  // problem->buffers() order
-  std::vector<std::vector<std::byte>> poisoned;  // per buffer: its poison repeated (outputs), empty (inputs)
+  // Per buffer: its poison repeated (outputs without an init), else empty.
+  std::vector<std::vector<std::byte>> poisoned;
   Bindings variables;
   NumberBindings numbers;  // real-valued variables, for float kernel arguments
 };
@@ -90,6 +91,8 @@ class Evaluator {
   std::vector<KernelArg> launch_args(const Plan& plan, const PreparedShape& shape);
   void ensure_workspace(std::size_t bytes);  // at least BYTES (and 16); a new one zeroed
   void zero_workspace();                     // its first kZeroedWorkspaceBytes
+  // Writes the declared values of SHAPE's buffers reset WHEN (once: those reset once or every run).
+  void restore(const PreparedShape& shape, BufferReset when);
 
   const Spec& spec_;
   Device& device_;

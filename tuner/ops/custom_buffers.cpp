@@ -1,6 +1,7 @@
 #include "tuner/ops/custom_buffers.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -39,10 +40,30 @@ bool parse_buffer_type(const std::string& name, BufferType& out) {
   return false;
 }
 
-bool parse_buffer_init(const std::string& name, BufferInit& out) {
+bool parse_buffer_init(const std::string& name, BufferInit& out, double& constant) {
   if (name == "random") out = BufferInit::random;
   else if (name == "zeros") out = BufferInit::zeros;
   else if (name == "iota") out = BufferInit::iota;
+  else if (name == "-inf" || name == "inf" || name == "+inf" || name == "nan") {
+    out = BufferInit::constant;
+    constant = name == "nan"    ? std::numeric_limits<double>::quiet_NaN()
+               : name == "-inf" ? -std::numeric_limits<double>::infinity()
+                                : std::numeric_limits<double>::infinity();
+  } else {
+    // A number written as text: "0.5", "-1e30".
+    char* end = nullptr;
+    const double v = std::strtod(name.c_str(), &end);
+    if (name.empty() || end != name.c_str() + name.size() || !std::isfinite(v)) return false;
+    out = BufferInit::constant;
+    constant = v;
+  }
+  return true;
+}
+
+bool parse_buffer_role(const std::string& name, BufferRole& out) {
+  if (name == "input") out = BufferRole::input;
+  else if (name == "output") out = BufferRole::output;
+  else if (name == "inout") out = BufferRole::inout;
   else return false;
   return true;
 }
@@ -59,12 +80,12 @@ const char* buffer_type_name(BufferType type) {
 
 std::size_t element_bytes(BufferType type) { return type == BufferType::f16 || type == BufferType::bf16 ? 2 : 4; }
 
-std::vector<std::byte> initial_values(BufferType type, BufferInit init, std::size_t n, std::uint64_t seed) {
+std::vector<std::byte> initial_values(BufferType type, BufferInit init, std::size_t n, std::uint64_t seed, double constant) {
   std::vector<std::byte> buf(n * element_bytes(type));
   if (init == BufferInit::zeros) return buf;  // 0 in every type
   UniformStream rng(seed);
   for (std::size_t e = 0; e < n; ++e) {
-    double x = static_cast<double>(e);
+    double x = init == BufferInit::constant ? constant : static_cast<double>(e);
     if (init == BufferInit::random) x = type == BufferType::i32 ? std::floor(rng.next(0, 100)) : rng.next(-1, 1);
     store_value(buf, type, e, x);
   }

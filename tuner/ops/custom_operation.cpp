@@ -28,11 +28,13 @@ class CustomProblem final : public Problem {
       HostBuffer hb;
       hb.name = cb.name;
       hb.is_output = cb.output;
-      if (cb.output) {
+      hb.reset = cb.reset;
+      if (cb.output && !cb.has_init) {
         hb.data.resize(n * element_bytes(cb.type));
         hb.poison = poison_element(cb.type);
       } else {
-        hb.data = initial_values(cb.type, cb.init, n, stream_seed(seed, cb.name, 0));
+        // Inputs, state (inout) and outputs read before they are written: their declared values.
+        hb.data = initial_values(cb.type, cb.init, n, stream_seed(seed, cb.name, 0), cb.init_value);
       }
       buffers_.push_back(std::move(hb));
     }

@@ -21,7 +21,12 @@ struct CustomBuffer {
   BufferType type = BufferType::f32;
   std::shared_ptr<const Expression> size;  // elements, over the shape fields
   BufferInit init = BufferInit::random;
-  bool output = false;
+  double init_value = 0;  // init == constant: the value
+  bool output = false;    // role == output: compared with the reference
+  BufferRole role = BufferRole::input;
+  // Outputs without a declared init (has_init false) are poisoned instead; inputs are never reset.
+  bool has_init = false;
+  BufferReset reset = BufferReset::never;
 };
 
 struct CustomDefinition {

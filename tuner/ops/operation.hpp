@@ -39,12 +39,18 @@ struct ShapeBucketFields {
   std::vector<std::string> pow2_range;
 };
 
+// When a buffer's DATA is written to the device again (tuner/measure/evaluator): never after the shape's
+// upload (an input the kernel only reads), before each configuration's first run, or before every run, timed
+// ones included (state a kernel reads and writes: running max and sum, an output it accumulates into).
+enum class BufferReset { never, once, every_run };
+
 // A buffer in kernel-argument order.
 struct HostBuffer {
   std::string name;
   bool is_output = false;
-  std::vector<std::byte> data;    // inputs: the values; outputs: sized only
-  std::vector<std::byte> poison;  // outputs: one NaN element, repeated over the buffer before every run
+  std::vector<std::byte> data;    // inputs and outputs with a declared init: the values; other outputs: sized only
+  std::vector<std::byte> poison;  // outputs without an init: one NaN element, repeated over the buffer before every run
+  BufferReset reset = BufferReset::never;
 };
 
 struct VerifyReport {

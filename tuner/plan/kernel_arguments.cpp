@@ -48,6 +48,14 @@ BoundArgument scalar(const KernelArgument& a, const Bindings& integers, const Nu
   }
 }
 
+bool null_here(const KernelArgument& a, const Bindings& integers) {
+  try {
+    return a.null_when->eval(integers) != 0;
+  } catch (const ExpressionError& e) {
+    throw Outcome{Status::skipped, fmt::format("{}.null_when cannot be evaluated: {}", a.field, e.what()), {}};
+  }
+}
+
 // The operation's contract: every buffer in order, the workspace, the params struct.
 std::vector<BoundArgument> default_arguments(const Problem& problem) {
   std::vector<BoundArgument> out;
@@ -67,8 +75,18 @@ std::vector<BoundArgument> bind_arguments(const KernelSpec& kernel, const Proble
   for (const auto& a : kernel.arguments) {
     switch (a.kind) {
       case KernelArgument::Kind::buffer:
-        out.push_back({BoundArgument::Kind::buffer, buffer_index(problem, a.name, a), {}, a.name, {}, nullptr});
+        if (a.null_when && null_here(a, integers)) {
+          if (problem.buffers()[buffer_index(problem, a.name, a)].is_output)
+            throw Outcome{Status::skipped,
+                          fmt::format("{}: output '{}' is passed as null (`{}`): verification needs it written", a.field,
+                                      a.name, a.null_when->text()),
+                          {}};
+          out.push_back({BoundArgument::Kind::null, 0, {}, a.name, {}, nullptr});
+        } else {
+          out.push_back({BoundArgument::Kind::buffer, buffer_index(problem, a.name, a), {}, a.name, {}, nullptr});
+        }
         break;
+      case KernelArgument::Kind::null: out.push_back({BoundArgument::Kind::null, 0, {}, "null", {}, nullptr}); break;
       case KernelArgument::Kind::workspace:
         out.push_back({BoundArgument::Kind::workspace, 0, {}, "workspace", {}, nullptr});
         break;
@@ -77,6 +95,7 @@ std::vector<BoundArgument> bind_arguments(const KernelSpec& kernel, const Proble
         break;
       case KernelArgument::Kind::scalar: out.push_back(scalar(a, integers, numbers)); break;
     }
+    out.back().field = a.field;
   }
   return out;
 }
@@ -89,6 +108,7 @@ std::vector<KernelArg> kernel_args(const std::vector<BoundArgument>& arguments,
     switch (a.kind) {
       case BoundArgument::Kind::buffer: args.push_back(KernelArg::of(*buffers.at(a.buffer))); break;
       case BoundArgument::Kind::workspace: args.push_back(KernelArg::of(workspace)); break;
+      case BoundArgument::Kind::null: args.push_back(KernelArg::null_pointer()); break;
       case BoundArgument::Kind::value: {
         KernelArg v;
         v.bytes = a.bytes;
@@ -106,6 +126,7 @@ nlohmann::json describe_arguments(const std::vector<BoundArgument>& arguments) {
     switch (a.kind) {
       case BoundArgument::Kind::buffer: j["kind"] = "buffer"; break;
       case BoundArgument::Kind::workspace: j["kind"] = "workspace"; break;
+      case BoundArgument::Kind::null: j["kind"] = "null"; break;
       case BoundArgument::Kind::value:
         j["kind"] = "value";
         j["type"] = a.type;

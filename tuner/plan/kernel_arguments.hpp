@@ -17,15 +17,17 @@
 namespace attn {
 
 // One argument resolved: a buffer of the problem (by its index in buffers()),
-// the workspace, or bytes passed by value (a scalar or the params struct).
+// the workspace, a null pointer (an optional input the shape turns off), or
+// bytes passed by value (a scalar or the params struct).
 struct BoundArgument {
-  enum class Kind { buffer, workspace, value };
+  enum class Kind { buffer, workspace, value, null };
   Kind kind = Kind::value;
   std::size_t buffer = 0;
   std::vector<std::byte> bytes;
   std::string name;      // buffer name, "workspace", "params", or the scalar's name
   std::string type;      // "int32" | "int64" | "float32" | "params" for values; empty otherwise
   nlohmann::json value;  // a scalar's value, for the record
+  std::string field;     // where the spec writes it ("kernels.k.arguments[3]"); empty for the operation's default
 };
 
 // KERNEL's arguments on PROBLEM's buffers, with expressions evaluated over

@@ -10,8 +10,7 @@
 namespace attn {
 namespace {
 
-KernelArgument named_argument(const JsonField& f, const ArgumentNames& names) {
-  const std::string name = f.string();
+KernelArgument named_argument(const JsonField& f, const ArgumentNames& names, const std::string& name) {
   KernelArgument a;
   a.name = name;
   if (name == "workspace") {
@@ -30,6 +29,21 @@ KernelArgument named_argument(const JsonField& f, const ArgumentNames& names) {
           "unknown buffer '{}'{} (known: {}, workspace, params; or a scalar "
           "{{\"type\": ..., \"value\": ...}})",
           name, names.buffers_by_shape.size() > 1 ? fmt::format(" for shape '{}'", shape) : "", fmt::join(buffers, ", ")));
+  return a;
+}
+
+// {"buffer": B, "null_when": EXPRESSION}: B, or a null pointer where the shape turns B's feature off.
+KernelArgument optional_buffer(const JsonField& f, const ArgumentNames& names) {
+  f.expect_object({"buffer", "null_when"});
+  const JsonField buffer = f.member("buffer");
+  KernelArgument a = named_argument(buffer, names, buffer.string());
+  if (a.kind != KernelArgument::Kind::buffer) buffer.fail("expected a buffer's name: only a buffer can be passed as null");
+  const JsonField when = f.member("null_when");
+  try {
+    a.null_when.emplace(when.expression_text(), names.integers);
+  } catch (const ExpressionError& e) {
+    when.fail(e.what());
+  }
   return a;
 }
 
@@ -82,11 +96,17 @@ const char* type_name(KernelArgument::Type type) {
 std::vector<KernelArgument> load_kernel_arguments(const JsonField& f, const ArgumentNames& names) {
   std::vector<KernelArgument> arguments;
   for (const auto& element : f.elements()) {
-    if (!element.value().is_string() && !element.value().is_object())
+    KernelArgument a;
+    if (element.value().is_null()) {  // a null pointer, always
+      a.kind = KernelArgument::Kind::null;
+      a.name = "null";
+    } else if (element.value().is_string()) a = named_argument(element, names, element.string());
+    else if (element.value().is_object() && element.has("buffer")) a = optional_buffer(element, names);
+    else if (element.value().is_object()) a = scalar_argument(element, names);
+    else
       element.fail(
-          "expected a buffer name, \"workspace\", \"params\" or a scalar "
-          "{\"name\": ..., \"type\": ..., \"value\": ...}");
-    KernelArgument a = element.value().is_string() ? named_argument(element, names) : scalar_argument(element, names);
+          "expected a buffer name, \"workspace\", \"params\", null, a buffer that may be null "
+          "{\"buffer\": ..., \"null_when\": ...} or a scalar {\"name\": ..., \"type\": ..., \"value\": ...}");
     a.field = element.path();
     arguments.push_back(std::move(a));
   }

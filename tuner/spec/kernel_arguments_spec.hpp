@@ -17,7 +17,7 @@ namespace attn {
 class JsonField;
 
 struct KernelArgument {
-  enum class Kind { buffer, workspace, params, scalar };
+  enum class Kind { buffer, workspace, params, scalar, null };
   enum class Type { int32, int64, float32 };
 
   Kind kind = Kind::params;
@@ -25,7 +25,10 @@ struct KernelArgument {
   Type type = Type::int32;
   std::optional<Expression> integer;      // int32 / int64 scalars
   std::optional<FloatExpression> number;  // float32 scalars
-  std::string field;                      // "kernels.k.arguments[3]": where it is written, for run-time messages
+  // A buffer passed as a null pointer where this is non-zero (the shape turns its feature off):
+  // {"buffer": "mask", "null_when": "mask == 0"}.
+  std::optional<Expression> null_when;
+  std::string field;  // "kernels.k.arguments[3]": where it is written, for run-time messages
 };
 
 // Shape variables an argument expression may use: integers (shape variables
@@ -38,7 +41,8 @@ struct ArgumentNames {
   bool params_struct = true;  // whether the operation has one to pass
 };
 
-// Reads F, an array of "BUFFER" | "workspace" | "params" |
+// Reads F, an array of "BUFFER" | "workspace" | "params" | null (a null pointer) |
+// {"buffer": BUFFER, "null_when": EXPRESSION} (a null pointer where EXPRESSION is non-zero) |
 // {"name": N, "type": "int32"|"int64"|"float32", "value": EXPRESSION}.
 // Fails naming the element: unknown buffers (per shape), types, names in expressions.
 std::vector<KernelArgument> load_kernel_arguments(const JsonField& f, const ArgumentNames& names);

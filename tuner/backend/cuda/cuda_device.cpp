@@ -410,6 +410,23 @@ std::unique_ptr<Program> CudaDevice::compile(const CompileRequest& request) {
   });
 }
 
+std::optional<std::vector<KernelParameter>> CudaDevice::parameters(const Program& program, const std::string& entry) {
+  const auto* cp = dynamic_cast<const CudaProgram*>(&program);
+  if (!cp || !cp->module_) return std::nullopt;
+  const auto& entries = cp->entries();
+  const auto at = std::find(entries.begin(), entries.end(), entry);
+  if (at == entries.end()) return std::nullopt;
+  const auto& sizes = cp->module_->param_sizes[static_cast<std::size_t>(at - entries.begin())];
+  if (!sizes) return std::nullopt;
+  std::vector<KernelParameter> out;
+  for (std::size_t size : *sizes) {
+    KernelParameter p;
+    p.bytes = size;  // a pointer and a 64-bit scalar look alike here: sizes only
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 cuda_detail::Module& CudaDevice::module_of(const Program& program) const {
   const auto* cp = dynamic_cast<const CudaProgram*>(&program);
   if (!cp) throw LaunchError("cuda: the program was not compiled by the CUDA backend");
@@ -489,6 +506,10 @@ CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program
       cu::encode_tensor_map(enc, args[a].tensor_map->name, &out.tensor_maps.emplace_back());
       out.params[a] = &out.tensor_maps.back();
       sizes[a] = sizeof(CUtensorMap);
+    } else if (args[a].null) {
+      out.pointers[a] = 0;  // an optional input left out: a null device pointer
+      out.params[a] = &out.pointers[a];
+      sizes[a] = sizeof(CUdeviceptr);
     } else if (args[a].buffer) {
       const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
       if (!b || b->ctx() != ctx_)

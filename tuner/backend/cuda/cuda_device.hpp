@@ -113,6 +113,9 @@ class CudaDevice final : public Device {
   // theoretical_occupancy() and occupancy() into a leaderboard entry's resources.
   void describe_launch(const Program& program, const Launch& launch, KernelResources& resources) override;
 
+  // ENTRY's parameter sizes from cuFuncGetParamInfo (CUDA 12.4+ drivers); none where the driver lacks it.
+  std::optional<std::vector<KernelParameter>> parameters(const Program& program, const std::string& entry) override;
+
   // True once a sticky error was seen: every later call throws DeviceLost.
   bool lost() const { return lost_; }
 

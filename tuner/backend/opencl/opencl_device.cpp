@@ -1,6 +1,7 @@
 #include "tuner/backend/opencl/opencl_device.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -84,6 +85,59 @@ DeviceInfo describe(cl_platform_id p, cl_device_id d, int pi, int di) {
   return info;
 }
 
+// The size of a by-value OpenCL C type named TYPE (CL_KERNEL_ARG_TYPE_NAME): scalars and their vectors
+// (a 3-vector takes 4 elements' room); 0 for what it cannot tell (a struct, a typedef).
+std::size_t opencl_type_bytes(std::string type, std::size_t address_bytes) {
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  static const std::map<std::string, std::size_t> scalars = {
+      {"char", 1},         {"uchar", 1},     {"unsigned char", 1}, {"bool", 1},     {"short", 2},
+      {"ushort", 2},       {"half", 2},      {"int", 4},           {"uint", 4},     {"float", 4},
+      {"unsigned int", 4}, {"long", 8},      {"ulong", 8},         {"double", 8},   {"unsigned long", 8},
+      {"size_t", 0},       {"ptrdiff_t", 0}, {"intptr_t", 0},      {"uintptr_t", 0}};
+  if (const auto it = scalars.find(type); it != scalars.end()) return it->second ? it->second : address_bytes;
+  std::size_t digits = type.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(type[digits - 1]))) --digits;
+  if (digits == type.size() || digits == 0) return 0;
+  const int n = std::atoi(type.c_str() + digits);
+  const auto base = scalars.find(type.substr(0, digits));
+  if (base == scalars.end() || !(n == 2 || n == 3 || n == 4 || n == 8 || n == 16)) return 0;
+  return (base->second ? base->second : address_bytes) * std::size_t(n == 3 ? 4 : n);
+}
+
+// KERNEL's parameters: their count always; names, types and address spaces when the program was built with
+// -cl-kernel-arg-info (a cached binary may not have them: those fields stay empty).
+std::vector<KernelParameter> kernel_parameters(cl_kernel kernel, std::size_t address_bytes) {
+  cl_uint n = 0;
+  ATTN_CL(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr));
+  std::vector<KernelParameter> out(n);
+  auto text = [&](cl_uint i, cl_kernel_arg_info what, std::string& into) {
+    std::size_t size = 0;
+    if (clGetKernelArgInfo(kernel, i, what, 0, nullptr, &size) != CL_SUCCESS) return false;
+    into.assign(size, '\0');
+    if (clGetKernelArgInfo(kernel, i, what, size, into.data(), nullptr) != CL_SUCCESS) return false;
+    while (!into.empty() && into.back() == '\0') into.pop_back();
+    return true;
+  };
+  for (cl_uint i = 0; i < n; ++i) {
+    KernelParameter& p = out[i];
+    cl_kernel_arg_address_qualifier space = 0;
+    if (clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof space, &space, nullptr) != CL_SUCCESS)
+      continue;  // no argument info in this binary
+    text(i, CL_KERNEL_ARG_NAME, p.name);
+    text(i, CL_KERNEL_ARG_TYPE_NAME, p.type);
+    const bool pointer = p.type.find('*') != std::string::npos;
+    switch (space) {
+      case CL_KERNEL_ARG_ADDRESS_GLOBAL: p.space = KernelParameter::Space::global; break;
+      case CL_KERNEL_ARG_ADDRESS_CONSTANT: p.space = KernelParameter::Space::constant; break;
+      case CL_KERNEL_ARG_ADDRESS_LOCAL: p.space = KernelParameter::Space::local; break;
+      default: p.space = pointer ? KernelParameter::Space::unknown : KernelParameter::Space::value;
+    }
+    if (p.space == KernelParameter::Space::value) p.bytes = opencl_type_bytes(p.type, address_bytes);
+    else if (p.space != KernelParameter::Space::unknown) p.bytes = sizeof(cl_mem);
+  }
+  return out;
+}
+
 class ClBuffer final : public Buffer {
  public:
   ClBuffer(cl_context ctx, std::size_t bytes) : size_(bytes) {
@@ -114,6 +168,7 @@ class ClProgram final : public Program {
   cl_program program = nullptr;
   std::map<std::string, cl_kernel> kernels;
   std::map<std::string, KernelResources> res;
+  std::map<std::string, std::vector<KernelParameter>> params;
   std::string log;
   double ms = 0;
   bool cached = false;
@@ -128,6 +183,7 @@ class OpenClDevice final : public Device {
     ATTN_CL(status);
     queue_ = clCreateCommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &status);
     ATTN_CL(status);
+    address_bytes_ = device_value<cl_uint>(device_, CL_DEVICE_ADDRESS_BITS) / 8;
   }
   ~OpenClDevice() override {
     flush_buffer_.reset();
@@ -207,7 +263,10 @@ class OpenClDevice final : public Device {
           if (args[i].tensor_map)
             throw LaunchError(
                 fmt::format("{}: argument {} is a TMA tensor map, which only CUDA devices take", launch.entry, i));
-          if (args[i].buffer) {
+          if (args[i].null) {
+            // A NULL cl_mem, as clSetKernelArg allows: the kernel sees a null pointer.
+            status = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), nullptr);
+          } else if (args[i].buffer) {
             cl_mem mem = static_cast<const ClBuffer*>(args[i].buffer)->mem();
             status = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &mem);
           } else {
@@ -246,6 +305,13 @@ class OpenClDevice final : public Device {
     }
   }
 
+  std::optional<std::vector<KernelParameter>> parameters(const Program& program, const std::string& entry) override {
+    const auto& p = static_cast<const ClProgram&>(program);
+    const auto it = p.params.find(entry);
+    if (it == p.params.end()) return std::nullopt;
+    return it->second;
+  }
+
   void flush_cache() override {
     if (!flush_buffer_) {
       // Twice the cache, at least 32 MiB, at most an eighth of the device's memory.
@@ -272,6 +338,8 @@ class OpenClDevice final : public Device {
       options += dir.find(' ') == std::string::npos ? fmt::format("-I {} ", dir) : fmt::format("-I \"{}\" ", dir);
     }
     for (const auto& o : request.extra_options) options += o + " ";
+    // Parameter names, types and address spaces, which the spec's arguments are checked against before a run.
+    options += "-cl-kernel-arg-info";
     return options;
   }
 
@@ -302,6 +370,7 @@ class OpenClDevice final : public Device {
             fmt::format("no kernel '{}' in {}: {}", entry, request.source_path.string(), cl_error_name(status)),
             program.log);
       program.kernels[entry] = kernel;
+      program.params[entry] = kernel_parameters(kernel, address_bytes_);
       KernelResources r;
       cl_ulong private_mem = 0, local_mem = 0;
       std::size_t wg = 0;
@@ -373,6 +442,7 @@ class OpenClDevice final : public Device {
   cl_command_queue queue_ = nullptr;
   std::unique_ptr<ClBuffer> flush_buffer_;
   cl_uint flush_counter_ = 0;
+  std::size_t address_bytes_ = 8;  // size_t's bytes on the device
 };
 
 }  // namespace
