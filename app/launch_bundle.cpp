@@ -47,6 +47,7 @@ nlohmann::json program_for(const Spec& spec, const std::string& backend, const K
   request.entries = plan.entries;
   if (spec.compiler_options.contains(backend)) request.extra_options = spec.compiler_options.at(backend);
   request.arch = spec.cuda_arch.empty() ? "sm_90" : spec.cuda_arch;
+  request.cuda_compiler = spec.cuda_compiler;
   if (backend != "cuda") {
     std::vector<std::string> options;
     for (const auto& d : request.defines) options.push_back(fmt::format("-D{}={}", d.name, d.value));
@@ -61,7 +62,7 @@ nlohmann::json program_for(const Spec& spec, const std::string& backend, const K
   return {{"format", image.format},
           {"file", file},
           {"arch", image.arch},
-          {"nvrtc", image.compiler},
+          {"compiler", image.compiler},
           {"options", image.options}};
 }
 
@@ -98,70 +99,79 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
       programs[key] = {std::move(program), std::move(resources)};
     }
     const auto problem = op.make_problem(shape.fields, seed);
-    std::vector<BoundArgument> bound;
+    std::vector<std::vector<BoundArgument>> bound;
     try {
-      bound = bind_arguments(kernel, *problem, config_bindings(op.variables(shape.fields), config),
-                             op.number_variables(shape.fields));
+      bound = bind_launch_arguments(kernel, *problem, config_bindings(op.variables(shape.fields), config),
+                                    op.number_variables(shape.fields));
     } catch (const Outcome& o) {
       s["skipped"] = o.reason;
       shapes.push_back(std::move(s));
       continue;
     }
-    nlohmann::json args = nlohmann::json::array();
-    for (const auto& a : bound) {
-      switch (a.kind) {
-        case BoundArgument::Kind::buffer: {
-          const HostBuffer& b = problem->buffers()[a.buffer];
-          args.push_back({{"name", b.name}, {"kind", b.is_output ? "output" : "input"}, {"bytes", b.data.size()}});
-          break;
-        }
-        case BoundArgument::Kind::null: args.push_back({{"name", a.name}, {"kind", "null"}, {"bytes", 0}}); break;
-        case BoundArgument::Kind::workspace:
-          args.push_back(
-              {{"name", "ws"}, {"kind", "workspace"}, {"bytes", std::max<std::size_t>(plan.workspace_bytes, 16)}});
-          break;
-        case BoundArgument::Kind::value:
-          if (a.type == "params") {
-            const std::string params_file = file_name_part(shape.name) + ".params.bin";
-            write_bytes(dir / params_file, a.bytes.data(), a.bytes.size());
-            args.push_back({{"name", "params"},
-                            {"kind", "value"},
-                            {"bytes", a.bytes.size()},
-                            {"file", params_file},
-                            {"hex", hex(a.bytes)}});
-          } else {
-            args.push_back({{"name", a.name},
-                            {"kind", "value"},
-                            {"type", a.type},
-                            {"value", a.value},
-                            {"bytes", a.bytes.size()},
-                            {"hex", hex(a.bytes)}});
+    auto describe = [&](const std::vector<BoundArgument>& list) {
+      nlohmann::json args = nlohmann::json::array();
+      for (const auto& a : list) {
+        switch (a.kind) {
+          case BoundArgument::Kind::buffer: {
+            const HostBuffer& b = problem->buffers()[a.buffer];
+            args.push_back({{"name", b.name}, {"kind", b.is_output ? "output" : "input"}, {"bytes", b.data.size()}});
+            break;
           }
+          case BoundArgument::Kind::null: args.push_back({{"name", a.name}, {"kind", "null"}, {"bytes", 0}}); break;
+          case BoundArgument::Kind::workspace:
+            args.push_back(
+                {{"name", "ws"}, {"kind", "workspace"}, {"bytes", std::max<std::size_t>(plan.workspace_bytes, 16)}});
+            break;
+          case BoundArgument::Kind::value:
+            if (a.type == "params") {
+              const std::string params_file = file_name_part(shape.name) + ".params.bin";
+              write_bytes(dir / params_file, a.bytes.data(), a.bytes.size());
+              args.push_back({{"name", "params"},
+                              {"kind", "value"},
+                              {"bytes", a.bytes.size()},
+                              {"file", params_file},
+                              {"hex", hex(a.bytes)}});
+            } else {
+              args.push_back({{"name", a.name},
+                              {"kind", "value"},
+                              {"type", a.type},
+                              {"value", a.value},
+                              {"bytes", a.bytes.size()},
+                              {"hex", hex(a.bytes)}});
+            }
+        }
       }
-    }
-    // TMA tensor maps: what to encode (cuTensorMapEncodeTiled) once the buffer's address is known.
-    for (std::size_t m = 0; m < plan.tensor_maps.size(); ++m) {
-      const TensorMapDescription d = describe_tensor_map(plan.tensor_maps[m], m, shape.fields);
-      args.push_back({{"name", plan.tensor_maps[m].buffer + "_map"},
-                      {"kind", "tensor_map"},
-                      {"buffer", plan.tensor_maps[m].buffer},
-                      {"element", element_name(d.element)},
-                      {"dims", d.dims},
-                      {"strides", d.strides},
-                      {"box", d.box},
-                      {"swizzle", d.swizzle_bytes},
-                      {"bytes", 128}});
-    }
+      // TMA tensor maps: what to encode (cuTensorMapEncodeTiled) once the buffer's address is known.
+      for (std::size_t m = 0; m < plan.tensor_maps.size(); ++m) {
+        const TensorMapDescription d = describe_tensor_map(plan.tensor_maps[m], m, shape.fields);
+        args.push_back({{"name", plan.tensor_maps[m].buffer + "_map"},
+                        {"kind", "tensor_map"},
+                        {"buffer", plan.tensor_maps[m].buffer},
+                        {"element", element_name(d.element)},
+                        {"dims", d.dims},
+                        {"strides", d.strides},
+                        {"box", d.box},
+                        {"swizzle", d.swizzle_bytes},
+                        {"bytes", 128}});
+      }
+      return args;
+    };
     nlohmann::json launches = nlohmann::json::array();
-    for (const auto& l : plan.launches) {
-      launches.push_back(
-          {{"entry", l.entry}, {"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.dynamic_shared_bytes}});
+    bool one_list = true;  // every launch on the same arguments: also the shape's "args", as before pipelines had their own
+    for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+      const Launch& l = plan.launches[i];
+      launches.push_back({{"entry", l.entry},
+                          {"grid", l.grid},
+                          {"block", l.block},
+                          {"shared_bytes", l.dynamic_shared_bytes},
+                          {"args", describe(bound[i])}});
       if (l.cluster != std::array<std::uint64_t, 3>{1, 1, 1}) launches.back()["cluster"] = l.cluster;
+      one_list = one_list && launches.back()["args"] == launches.front()["args"];
     }
+    if (one_list) s["args"] = launches.front()["args"];
     s["defines"] = defines;
     s["program"] = programs[key].first;
     s["resources"] = programs[key].second;
-    s["args"] = std::move(args);
     s["launches"] = std::move(launches);
     s["flops"] = problem->flops();
     s["bytes"] = problem->bytes();
@@ -182,10 +192,11 @@ int write_launch_bundle(const Spec& spec, const KernelSpec& kernel, const Config
       // launch on any inputs of the arguments' sizes and layouts (the operation's params header).
       {"seed", seed},
       {"args_order",
-       std::string(kernel.arguments.empty()
+       std::string(!kernel.declares_arguments()
                        ? "buffers in the operation's order, then the workspace, then the params struct by value"
-                       : "the kernel's declared arguments, in order") +
-           ", then the kernel's TMA tensor maps (128 bytes each, by value)"},
+                       : "each launch's declared arguments (its own, else the kernel's), in order") +
+           ", then the kernel's TMA tensor maps (128 bytes each, by value); each launch's list is its \"args\", "
+           "and the shape's \"args\" when every launch takes the same"},
       {"shapes", std::move(shapes)}};
   write_file_atomically(dir / "launch.json", manifest.dump(1) + "\n");
   return written;

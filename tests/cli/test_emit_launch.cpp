@@ -99,6 +99,32 @@ TEST(EmitLaunch, AConfigurationTheConstraintsExcludeIsRecordedAndFails) {
   for (const auto& s : manifest.at("shapes")) EXPECT_TRUE(s.contains("skipped")) << s.dump();
 }
 
+// A pipeline whose launches take their own arguments: each launch carries its list, the shape none of its own.
+TEST(EmitLaunch, EachLaunchOfAPipelineGetsItsOwnArgumentList) {
+  test::TempDir dir;
+  const auto r = run_cli({"bench", test::data("kernels_as_they_are/split_pipeline.json").string(), "--set", "SPLITS=4,WG=2",
+                          "--emit-launch", dir.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto manifest = nlohmann::json::parse(read_text_file(dir / "launch.json"));
+  const auto& s = shape_of(manifest, "b1-h2-n9-d8");
+  EXPECT_FALSE(s.contains("args")) << "the launches take different lists";
+  const auto& launches = s.at("launches");
+  ASSERT_EQ(launches.size(), 3u);
+  auto names = [](const nlohmann::json& args) {
+    std::vector<std::string> out;
+    for (const auto& a : args) out.push_back(a.at("name"));
+    return out;
+  };
+  EXPECT_EQ(names(launches[0].at("args")), (std::vector<std::string>{"q", "ws", "elements", "scale"}));
+  EXPECT_EQ(names(launches[1].at("args")),
+            (std::vector<std::string>{"ws", "k", "v", "part_o", "part_m", "part_l", "rows", "n_kv", "head_dim"}));
+  EXPECT_EQ(names(launches[2].at("args")),
+            (std::vector<std::string>{"part_o", "part_m", "part_l", "o", "rows", "head_dim"}));
+  EXPECT_EQ(launches[1].at("args")[0].at("bytes"), 1 * 2 * 9 * 8 * 4) << "the workspace the prepass writes";
+  EXPECT_EQ(launches[1].at("args")[3].at("bytes"), 1 * 2 * 9 * 4 * 8 * 4) << "part_o: a row of D per split";
+  EXPECT_EQ(launches[2].at("args")[4].at("value"), 18);
+}
+
 #ifdef ATTN_TUNE_WITH_CUDA
 TEST(EmitLaunch, ACudaConfigurationGetsItsNvrtcBinaryOncePerDefineSet) {
   test::TempDir dir;

@@ -110,7 +110,7 @@ TEST(CudaDeviceGpu, CompileRunReadBack) {
   dev.flush_cache();
   dev.flush_cache();
   EXPECT_GT(dev.run(*program, {launch("add_one", 4, 256)}, {KernelArg::of(*buf), KernelArg::value(n)}), 0.0);
-  EXPECT_EQ(dev.run(*program, {}, {}), 0.0);
+  EXPECT_EQ(dev.run(*program, {}, std::vector<KernelArg>{}), 0.0);
 
   // Bounds.
   std::vector<float> big(n + 1);

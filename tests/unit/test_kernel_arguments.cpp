@@ -288,8 +288,8 @@ TEST(CustomOperationSpec, MistakesAreNamedWithTheirField) {
   EXPECT_NE(message.find("at least one output"), std::string::npos) << message;
 
   std::tie(field, message) = custom_error([](ojson& s) { s["kernels"]["naive"].erase("arguments"); });
-  EXPECT_EQ(field, "kernels.naive");
-  EXPECT_NE(message.find("declare the kernel's `arguments`"), std::string::npos) << message;
+  EXPECT_EQ(field, "kernels.naive.launches[0]");  // a launch without a list of its own or the kernel's
+  EXPECT_NE(message.find("declare this launch's `arguments` or the kernel's"), std::string::npos) << message;
 
   std::tie(field, message) = custom_error([](ojson& s) { s["kernels"]["naive"]["arguments"][2] = "params"; });
   EXPECT_EQ(field, "kernels.naive.arguments[2]");

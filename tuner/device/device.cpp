@@ -92,7 +92,7 @@ KernelResources KernelResources::from_json(const nlohmann::json& j) {
   return r;
 }
 
-std::unique_ptr<CapturedRun> Device::capture(const Program&, const std::vector<Launch>&, const std::vector<KernelArg>&) {
+std::unique_ptr<CapturedRun> Device::capture(const Program&, const std::vector<Launch>&, const LaunchArguments&) {
   throw UsageError(fmt::format("--timing graph needs CUDA graphs; device {} is an {} device (use --timing cold or warm)",
                                info().id, info().backend));
 }

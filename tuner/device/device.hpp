@@ -156,6 +156,9 @@ struct Launch {
   std::array<std::uint64_t, 3> cluster{1, 1, 1};  // CUDA thread-block cluster (1x1x1: none); divides grid
 };
 
+// One argument list per launch, in launch order: a pipeline's passes may take different signatures.
+using LaunchArguments = std::vector<std::vector<KernelArg>>;
+
 // A configuration's launches recorded once (a CUDA graph) and replayed.
 class CapturedRun {
  public:
@@ -181,10 +184,14 @@ class Device {
   // then only loads the result. Failures are left for compile() to report.
   virtual void precompile(const std::vector<CompileRequest>& requests) { (void)requests; }
 
-  // Runs the launches in order on the same arguments and returns the device time
+  // Runs the launches in order, launch i on ARGS[i], and returns the device time
   // of the whole sequence in milliseconds, from the device's own events.
   // Throws LaunchError; throws DeviceLost when the context is no longer usable.
-  virtual double run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) = 0;
+  virtual double run(const Program& program, const std::vector<Launch>& launches, const LaunchArguments& args) = 0;
+  // Every launch on the same ARGS.
+  double run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) {
+    return run(program, launches, LaunchArguments(launches.size(), args));
+  }
 
   // Fills RESOURCES' occupancy figures for LAUNCH of PROGRAM on this device;
   // backends without the notion leave them empty.
@@ -203,10 +210,10 @@ class Device {
   // device id not opened yet answers the same (backend/registry.hpp's find_device).
   bool can_capture() const { return info().can_capture; }
 
-  // Records LAUNCHES with ARGS once for replay (their values are copied in).
+  // Records LAUNCHES with ARGS (one list per launch) once for replay (their values are copied in).
   // Throws UsageError where the backend has no such thing (can_capture()).
   virtual std::unique_ptr<CapturedRun> capture(const Program& program, const std::vector<Launch>& launches,
-                                               const std::vector<KernelArg>& args);
+                                               const LaunchArguments& args);
 
   // The clocks now; none where the device cannot say (no NVML, OpenCL).
   virtual std::optional<ClockReading> read_clocks() { return std::nullopt; }

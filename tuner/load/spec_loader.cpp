@@ -287,9 +287,11 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
       k.constraints.emplace_back(parse_expression(*expr, names, opaque).text(), names, std::move(name));
     }
 
+  ArgumentNames argument_names{names, op.number_variable_names(), {}, op.has_params_struct()};
+  for (const auto& shape : k.shapes) argument_names.buffers_by_shape[shape] = op.buffer_names(spec.shape(shape).fields);
   const JsonField launches = f.member("launches");
   for (const auto& l : launches.elements()) {
-    l.expect_object({"entry", "grid", "block", "cluster", "shared_bytes"});
+    l.expect_object({"entry", "grid", "block", "cluster", "shared_bytes", "arguments"});
     LaunchSpec launch;
     launch.entry = load_entry(l.member("entry"), k.backends);
     std::vector<std::string> grid_names = names;
@@ -298,18 +300,19 @@ KernelSpec load_kernel(const std::string& name, const JsonField& f, const Spec& 
     launch.block = load_dims(l.member("block"), names, opaque);
     if (auto cluster = l.optional_member("cluster")) launch.cluster = load_dims(*cluster, names, opaque);
     if (auto shared = l.optional_member("shared_bytes")) launch.shared_bytes = parse_expression(*shared, names, opaque);
+    if (auto arguments = l.optional_member("arguments"))
+      launch.arguments = load_kernel_arguments(*arguments, argument_names);
     k.launches.push_back(std::move(launch));
   }
   if (k.launches.empty()) launches.fail("needs at least one launch");
   if (auto ws = f.optional_member("workspace_bytes")) k.workspace_bytes = parse_expression(*ws, names, opaque);
   if (auto maps = f.optional_member("tensor_maps")) k.tensor_maps = load_tensor_maps(*maps, names);
-  if (!op.has_params_struct() && !f.has("arguments"))
-    f.fail(fmt::format("operation '{}' has no parameter struct: declare the kernel's `arguments`", op.name()));
-  if (auto arguments = f.optional_member("arguments")) {
-    ArgumentNames argument_names{names, op.number_variable_names(), {}, op.has_params_struct()};
-    for (const auto& shape : k.shapes) argument_names.buffers_by_shape[shape] = op.buffer_names(spec.shape(shape).fields);
-    k.arguments = load_kernel_arguments(*arguments, argument_names);
-  }
+  if (auto arguments = f.optional_member("arguments")) k.arguments = load_kernel_arguments(*arguments, argument_names);
+  if (!op.has_params_struct() && k.arguments.empty())
+    for (std::size_t i = 0; i < k.launches.size(); ++i)
+      if (k.launches[i].arguments.empty())
+        launches.elements()[i].fail(fmt::format(
+            "operation '{}' has no parameter struct: declare this launch's `arguments` or the kernel's", op.name()));
 
   if (auto presets = f.optional_member("presets")) {
     for (const auto& [label, values] : presets->members()) {

@@ -194,18 +194,24 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
   plan.launches = lp.launches;
   plan.workspace_bytes = lp.workspace_bytes;
   plan.tensor_maps = lp.tensor_maps;
-  plan.arguments = bind_arguments(kernel, *shape.problem, config_bindings(shape.variables, config), shape.numbers);
+  plan.arguments = bind_launch_arguments(kernel, *shape.problem, config_bindings(shape.variables, config), shape.numbers);
   // A declared argument list is recorded with its values: a wrong stride shows in the result.
-  if (!kernel.arguments.empty())
-    for (auto& l : result.launches) l["arguments"] = describe_arguments(plan.arguments);
+  if (kernel.declares_arguments())
+    for (std::size_t l = 0; l < plan.arguments.size(); ++l)
+      result.launches[l]["arguments"] = describe_arguments(plan.arguments[l]);
   plan.program = &compiled(lp.defines, lp.entries, result);
   for (const auto& entry : lp.entries) result.resources[entry] = plan.program->resources(entry);
   // The arguments against the compiled kernel's parameters, before the first run: a wrong count or size is
   // the spec's or the source's, the same in every configuration, so the sweep stops on it as on a broken source.
-  for (const auto& launch : plan.launches)
-    if (const auto parameters = device_.parameters(*plan.program, launch.entry)) {
-      const std::string mismatch = signature_mismatch(launch.entry, *parameters, plan.arguments, plan.tensor_maps.size());
-      if (!mismatch.empty()) throw Outcome{Status::compile_failed, mismatch, mismatch};
+  for (std::size_t l = 0; l < plan.launches.size(); ++l)
+    if (const auto parameters = device_.parameters(*plan.program, plan.launches[l].entry)) {
+      const std::string mismatch =
+          signature_mismatch(plan.launches[l].entry, *parameters, plan.arguments[l], plan.tensor_maps.size());
+      if (!mismatch.empty()) {
+        const std::string reason = fmt::format("{}: kernel '{}', launch {} of {}: {}", spec_.path.string(), kernel.name, l,
+                                               plan.launches.size(), mismatch);
+        throw Outcome{Status::compile_failed, reason, reason};
+      }
     }
   for (const auto& launch : plan.launches) {
     auto& r = result.resources[launch.entry];
@@ -227,13 +233,17 @@ Plan Evaluator::make_plan(const KernelSpec& kernel, const Config& config, const 
   return plan;
 }
 
-std::vector<KernelArg> Evaluator::launch_args(const Plan& plan, const PreparedShape& shape) {
+LaunchArguments Evaluator::launch_args(const Plan& plan, const PreparedShape& shape) {
   ensure_workspace(plan.workspace_bytes);
-  std::vector<KernelArg> args = kernel_args(plan.arguments, shape.buffers, *workspace_);
-  // TMA tensor maps follow the argument list.
-  for (auto& m : tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields))
-    args.push_back(std::move(m));
-  return args;
+  const std::vector<KernelArg> maps =
+      tensor_map_arguments(plan.tensor_maps, shape.problem->buffers(), shape.buffers, shape.fields);
+  LaunchArguments out;
+  for (const auto& arguments : plan.arguments) {
+    std::vector<KernelArg> args = kernel_args(arguments, shape.buffers, *workspace_);
+    args.insert(args.end(), maps.begin(), maps.end());  // TMA tensor maps follow each argument list
+    out.push_back(std::move(args));
+  }
+  return out;
 }
 
 void Evaluator::ensure_workspace(std::size_t bytes) {
@@ -262,7 +272,7 @@ std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const 
     if (!shape.poisoned[i].empty()) device_.write(*shape.buffers[i], shape.poisoned[i].data(), shape.poisoned[i].size());
   restore(shape, BufferReset::every_run);
 
-  const std::vector<KernelArg> args = launch_args(plan, shape);
+  const LaunchArguments args = launch_args(plan, shape);
   try {
     device_.run(*plan.program, plan.launches, args);
   } catch (const LaunchError& e) {
@@ -279,7 +289,7 @@ std::vector<std::vector<std::byte>> Evaluator::run_once(const Plan& plan, const 
 }
 
 void Evaluator::time(const Plan& plan, const PreparedShape& shape, const MeasureStep& step, ConfigResult& result) {
-  const std::vector<KernelArg> args = launch_args(plan, shape);
+  const LaunchArguments args = launch_args(plan, shape);
 
   const TimingSettings t = stage_timing(settings_.timing, settings_.measure, step);
   const bool warm_by_time = warm_up_by_time(settings_.measure, step, device_.info().kind == "gpu",

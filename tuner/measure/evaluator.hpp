@@ -37,8 +37,8 @@ struct Plan {
   const Program* program = nullptr;
   std::vector<Launch> launches;
   std::size_t workspace_bytes = 0;
-  std::vector<TensorMapPlan> tensor_maps;  // kernel arguments after the params struct
-  std::vector<BoundArgument> arguments;    // in the kernel's argument order
+  std::vector<TensorMapPlan> tensor_maps;             // kernel arguments after the params struct
+  std::vector<std::vector<BoundArgument>> arguments;  // per launch, each in its kernel's argument order
 };
 
 class Evaluator;
@@ -88,9 +88,9 @@ class Evaluator {
   const Program& compiled(const std::vector<Define>& defines, const std::vector<std::string>& entries, ConfigResult& result);
   void time(const Plan& plan, const PreparedShape& shape, const MeasureStep& step, ConfigResult& result);
   void run_reference(const DeviceReference& reference, PreparedShape& shape);
-  std::vector<KernelArg> launch_args(const Plan& plan, const PreparedShape& shape);
-  void ensure_workspace(std::size_t bytes);  // at least BYTES (and 16); a new one zeroed
-  void zero_workspace();                     // its first kZeroedWorkspaceBytes
+  LaunchArguments launch_args(const Plan& plan, const PreparedShape& shape);  // one list per launch
+  void ensure_workspace(std::size_t bytes);                                   // at least BYTES (and 16); a new one zeroed
+  void zero_workspace();                                                      // its first kZeroedWorkspaceBytes
   // Writes the declared values of SHAPE's buffers reset WHEN (once: those reset once or every run).
   void restore(const PreparedShape& shape, BufferReset when);
 

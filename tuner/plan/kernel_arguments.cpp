@@ -66,13 +66,12 @@ std::vector<BoundArgument> default_arguments(const Problem& problem) {
   return out;
 }
 
-}  // namespace
-
-std::vector<BoundArgument> bind_arguments(const KernelSpec& kernel, const Problem& problem, const Bindings& integers,
-                                          const NumberBindings& numbers) {
-  if (kernel.arguments.empty()) return default_arguments(problem);
+// DECLARED (empty: the operation's contract) on PROBLEM's buffers.
+std::vector<BoundArgument> bind_list(const std::vector<KernelArgument>& declared, const Problem& problem,
+                                     const Bindings& integers, const NumberBindings& numbers) {
+  if (declared.empty()) return default_arguments(problem);
   std::vector<BoundArgument> out;
-  for (const auto& a : kernel.arguments) {
+  for (const auto& a : declared) {
     switch (a.kind) {
       case KernelArgument::Kind::buffer:
         if (a.null_when && null_here(a, integers)) {
@@ -97,6 +96,21 @@ std::vector<BoundArgument> bind_arguments(const KernelSpec& kernel, const Proble
     }
     out.back().field = a.field;
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<BoundArgument> bind_arguments(const KernelSpec& kernel, const Problem& problem, const Bindings& integers,
+                                          const NumberBindings& numbers) {
+  return bind_list(kernel.arguments, problem, integers, numbers);
+}
+
+std::vector<std::vector<BoundArgument>> bind_launch_arguments(const KernelSpec& kernel, const Problem& problem,
+                                                              const Bindings& integers, const NumberBindings& numbers) {
+  std::vector<std::vector<BoundArgument>> out;
+  for (std::size_t l = 0; l < kernel.launches.size(); ++l)
+    out.push_back(bind_list(kernel.launch_arguments(l), problem, integers, numbers));
   return out;
 }
 

@@ -30,12 +30,18 @@ struct BoundArgument {
   std::string field;     // where the spec writes it ("kernels.k.arguments[3]"); empty for the operation's default
 };
 
-// KERNEL's arguments on PROBLEM's buffers, with expressions evaluated over
+// KERNEL's own `arguments` (not a launch's) on PROBLEM's buffers, with expressions evaluated over
 // INTEGERS (shape variables and the configuration) and NUMBERS. Throws
 // Outcome{skipped} when an expression cannot be evaluated or an int32 does
 // not fit, naming the argument.
 std::vector<BoundArgument> bind_arguments(const KernelSpec& kernel, const Problem& problem, const Bindings& integers,
                                           const NumberBindings& numbers);
+
+// One list per launch of KERNEL, in launch order: the launch's own `arguments`, else the kernel's,
+// else the operation's contract. A buffer in several lists is the same buffer: launch 1 reads what
+// launch 0 wrote (a workspace, partial outputs).
+std::vector<std::vector<BoundArgument>> bind_launch_arguments(const KernelSpec& kernel, const Problem& problem,
+                                                              const Bindings& integers, const NumberBindings& numbers);
 
 std::vector<KernelArg> kernel_args(const std::vector<BoundArgument>& arguments,
                                    const std::vector<std::unique_ptr<Buffer>>& buffers, const Buffer& workspace);

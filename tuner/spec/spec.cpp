@@ -1,5 +1,7 @@
 #include "tuner/spec/spec.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
@@ -34,6 +36,16 @@ std::string KernelSpec::preset_label(const Config& config) const {
   for (const auto& [label, preset] : presets)
     if (preset == config) return label;
   return {};
+}
+
+const std::vector<KernelArgument>& KernelSpec::launch_arguments(std::size_t launch) const {
+  const auto& own = launches.at(launch).arguments;
+  return own.empty() ? arguments : own;
+}
+
+bool KernelSpec::declares_arguments() const {
+  return !arguments.empty() ||
+         std::any_of(launches.begin(), launches.end(), [](const LaunchSpec& l) { return !l.arguments.empty(); });
 }
 
 const Shape& Spec::shape(const std::string& name) const {

@@ -48,6 +48,9 @@ struct LaunchSpec {
   std::vector<Expression> block;    // 1 to 3 expressions: work-items per group
   std::vector<Expression> cluster;  // CUDA thread-block cluster, blocks per dimension (empty: none)
   std::optional<Expression> shared_bytes;
+  // This launch's own argument list (a pipeline's prepass, split and merge passes take different ones);
+  // empty: the kernel's `arguments`, else the operation's default.
+  std::vector<KernelArgument> arguments;
 };
 
 // A TMA tensor map passed after the params struct (CUDA kernels): the buffer
@@ -88,8 +91,12 @@ struct KernelSpec {
   std::vector<Constraint> constraints;
   std::vector<LaunchSpec> launches;
   std::optional<Expression> workspace_bytes;
-  std::vector<TensorMapSpec> tensor_maps;               // kernel arguments after the params struct
-  std::vector<KernelArgument> arguments;                // empty: the operation's default (buffers, workspace, params)
+  std::vector<TensorMapSpec> tensor_maps;  // kernel arguments after the params struct
+  std::vector<KernelArgument> arguments;   // empty: the operation's default (buffers, workspace, params)
+  // LAUNCH's list: its own, else the kernel's (empty: the operation's default).
+  const std::vector<KernelArgument>& launch_arguments(std::size_t launch) const;
+  // Whether any launch is given a declared list (its own or the kernel's), not the operation's default.
+  bool declares_arguments() const;
   std::vector<std::pair<std::string, Config>> presets;  // label -> configuration, in file order
   std::string baseline;                                 // a preset label, or empty
 

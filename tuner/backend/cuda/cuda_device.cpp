@@ -477,68 +477,82 @@ struct CudaDevice::PreparedLaunches {
     unsigned int g[3], b[3];
     unsigned int smem;
     unsigned int cluster[3];  // 1, 1, 1: a plain launch
+    std::size_t first_param;  // this launch's parameters: params[first_param...]
   };
   std::vector<One> launches;
   std::vector<CUdeviceptr> pointers;     // params point into these, the tensor maps and the args' bytes
   std::vector<CUtensorMap> tensor_maps;  // reserved once: never moved after params point into it
-  std::vector<void*> params;
+  std::vector<void*> params;             // every launch's, one after the other
 };
 
 CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program, const std::vector<Launch>& launches,
-                                                          const std::vector<KernelArg>& args) {
+                                                          const LaunchArguments& launch_args) {
   Module& m = module_of(program);
   const auto& entries = static_cast<const CudaProgram&>(program).entries();
   make_current();
+  if (launch_args.size() != launches.size())
+    throw LaunchError(fmt::format("cuda: {} launches, {} argument lists", launches.size(), launch_args.size()));
 
-  // Kernel parameters: a pointer to each argument's value.
+  // Kernel parameters: a pointer to each argument's value, every launch's list one after the other.
   PreparedLaunches out;
-  out.pointers.assign(args.size(), 0);
-  out.params.assign(args.size(), nullptr);
-  std::vector<std::size_t> sizes(args.size(), 0);
-  out.tensor_maps.reserve(args.size());
-  for (std::size_t a = 0; a < args.size(); ++a) {
-    if (args[a].buffer && args[a].tensor_map) {
-      const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
-      if (!b || b->ctx() != ctx_)
-        throw LaunchError(
-            fmt::format("cuda: argument {} is a tensor map of a buffer of another device than {}", a, info_.id));
-      const cu::TensorMapEncoding enc = cu::tensor_map_encoding(*args[a].tensor_map, b->ptr(), b->size());
-      cu::encode_tensor_map(enc, args[a].tensor_map->name, &out.tensor_maps.emplace_back());
-      out.params[a] = &out.tensor_maps.back();
-      sizes[a] = sizeof(CUtensorMap);
-    } else if (args[a].null) {
-      out.pointers[a] = 0;  // an optional input left out: a null device pointer
-      out.params[a] = &out.pointers[a];
-      sizes[a] = sizeof(CUdeviceptr);
-    } else if (args[a].buffer) {
-      const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
-      if (!b || b->ctx() != ctx_)
-        throw LaunchError(fmt::format("cuda: argument {} is a buffer of another device than {}", a, info_.id));
-      out.pointers[a] = b->ptr();
-      out.params[a] = &out.pointers[a];
-      sizes[a] = sizeof(CUdeviceptr);
-    } else if (!args[a].bytes.empty()) {
-      out.params[a] = const_cast<std::byte*>(args[a].bytes.data());
-      sizes[a] = args[a].bytes.size();
-    } else {
-      throw LaunchError(fmt::format("cuda: argument {} is neither a buffer nor a value", a));
+  std::size_t total = 0;
+  for (const auto& args : launch_args) total += args.size();
+  out.pointers.assign(total, 0);
+  out.params.assign(total, nullptr);
+  std::vector<std::size_t> sizes(total, 0);
+  out.tensor_maps.reserve(total);
+  std::vector<std::size_t> first(launches.size(), 0);
+  std::size_t at = 0;
+  for (std::size_t l = 0; l < launch_args.size(); ++l) {
+    first[l] = at;
+    const auto& args = launch_args[l];
+    for (std::size_t a = 0; a < args.size(); ++a, ++at) {
+      if (args[a].buffer && args[a].tensor_map) {
+        const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
+        if (!b || b->ctx() != ctx_)
+          throw LaunchError(
+              fmt::format("cuda: argument {} is a tensor map of a buffer of another device than {}", a, info_.id));
+        const cu::TensorMapEncoding enc = cu::tensor_map_encoding(*args[a].tensor_map, b->ptr(), b->size());
+        cu::encode_tensor_map(enc, args[a].tensor_map->name, &out.tensor_maps.emplace_back());
+        out.params[at] = &out.tensor_maps.back();
+        sizes[at] = sizeof(CUtensorMap);
+      } else if (args[a].null) {
+        out.pointers[at] = 0;  // an optional input left out: a null device pointer
+        out.params[at] = &out.pointers[at];
+        sizes[at] = sizeof(CUdeviceptr);
+      } else if (args[a].buffer) {
+        const auto* b = dynamic_cast<const CudaBuffer*>(args[a].buffer);
+        if (!b || b->ctx() != ctx_)
+          throw LaunchError(fmt::format("cuda: argument {} is a buffer of another device than {}", a, info_.id));
+        out.pointers[at] = b->ptr();
+        out.params[at] = &out.pointers[at];
+        sizes[at] = sizeof(CUdeviceptr);
+      } else if (!args[a].bytes.empty()) {
+        out.params[at] = const_cast<std::byte*>(args[a].bytes.data());
+        sizes[at] = args[a].bytes.size();
+      } else {
+        throw LaunchError(fmt::format("cuda: argument {} is neither a buffer nor a value", a));
+      }
     }
   }
 
   out.launches.reserve(launches.size());
-  for (const Launch& l : launches) {
+  for (std::size_t n = 0; n < launches.size(); ++n) {
+    const Launch& l = launches[n];
+    const auto& args = launch_args[n];
     PreparedLaunches::One p{};
     p.f = prepare(m, entries, l, info_);
+    p.first_param = first[n];
     const std::size_t i = static_cast<std::size_t>(std::find(entries.begin(), entries.end(), l.entry) - entries.begin());
     if (const auto& want = m.param_sizes[i]) {
       if (want->size() != args.size())
         throw LaunchError(fmt::format("cuda: kernel '{}' takes {} arguments, {} given", l.entry, want->size(), args.size()));
       for (std::size_t a = 0; a < args.size(); ++a)
-        if ((*want)[a] != sizes[a])
+        if ((*want)[a] != sizes[first[n] + a])
           throw LaunchError(
               fmt::format("cuda: argument {} of '{}' is {} bytes; the kernel's parameter "
                           "is {} bytes",
-                          a, l.entry, sizes[a], (*want)[a]));
+                          a, l.entry, sizes[first[n] + a], (*want)[a]));
     }
     for (int d = 0; d < 3; ++d) {
       p.g[d] = dim(l.grid[static_cast<std::size_t>(d)], "grid", d, l.entry);
@@ -563,7 +577,7 @@ CudaDevice::PreparedLaunches CudaDevice::prepare_launches(const Program& program
 
 void CudaDevice::enqueue(const PreparedLaunches& prepared) {
   for (const auto& p : prepared.launches) {
-    void** params = const_cast<void**>(prepared.params.data());
+    void** params = const_cast<void**>(prepared.params.data() + p.first_param);
     if (p.cluster[0] * p.cluster[1] * p.cluster[2] == 1) {
       ATTN_CU_LAUNCH(
           cuLaunchKernel(p.f, p.g[0], p.g[1], p.g[2], p.b[0], p.b[1], p.b[2], p.smem, state_->stream, params, nullptr));
@@ -589,7 +603,7 @@ void CudaDevice::enqueue(const PreparedLaunches& prepared) {
   }
 }
 
-double CudaDevice::run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) {
+double CudaDevice::run(const Program& program, const std::vector<Launch>& launches, const LaunchArguments& args) {
   return guarded(lost_, lost_reason_, info_.id, [&]() -> double {
     if (launches.empty()) {
       module_of(program);
@@ -632,7 +646,7 @@ class CudaCapturedRun final : public CapturedRun {
 };
 
 std::unique_ptr<CapturedRun> CudaDevice::capture(const Program& program, const std::vector<Launch>& launches,
-                                                 const std::vector<KernelArg>& args) {
+                                                 const LaunchArguments& args) {
   return guarded(lost_, lost_reason_, info_.id, [&]() -> std::unique_ptr<CapturedRun> {
     const PreparedLaunches prepared = prepare_launches(program, launches, args);
     CUstream s = state_->stream;

@@ -87,12 +87,13 @@ class CudaDevice final : public Device {
   // Launches in order on one stream between two events; returns the events'
   // elapsed milliseconds. Raises a kernel's dynamic shared-memory limit when a
   // launch asks for more than 48 KB.
-  double run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) override;
+  double run(const Program& program, const std::vector<Launch>& launches, const LaunchArguments& args) override;
+  using Device::run;
 
   // The launches captured from the stream into a CUDA graph, instantiated once;
   // each replay() is one cuGraphLaunch between two events.
   std::unique_ptr<CapturedRun> capture(const Program& program, const std::vector<Launch>& launches,
-                                       const std::vector<KernelArg>& args) override;
+                                       const LaunchArguments& args) override;
 
   // NVML's reading of this GPU (found by PCI bus id); none without NVML.
   std::optional<ClockReading> read_clocks() override;
@@ -124,7 +125,7 @@ class CudaDevice final : public Device {
   struct PreparedLaunches;
   friend class CudaCapturedRun;
   PreparedLaunches prepare_launches(const Program& program, const std::vector<Launch>& launches,
-                                    const std::vector<KernelArg>& args);
+                                    const LaunchArguments& args);
   void enqueue(const PreparedLaunches& prepared);
   double replay_graph(void* graph_exec);
   [[noreturn]] void throw_lost() const;

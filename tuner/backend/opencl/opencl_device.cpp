@@ -244,14 +244,19 @@ class OpenClDevice final : public Device {
     return program;
   }
 
-  double run(const Program& program, const std::vector<Launch>& launches, const std::vector<KernelArg>& args) override {
+  using Device::run;
+  double run(const Program& program, const std::vector<Launch>& launches, const LaunchArguments& launch_args) override {
     const auto& p = static_cast<const ClProgram&>(program);
+    if (launch_args.size() != launches.size())
+      throw LaunchError(fmt::format("{} launches, {} argument lists", launches.size(), launch_args.size()));
     std::vector<cl_event> events;
     auto release = [&] {
       for (cl_event e : events) clReleaseEvent(e);
     };
     try {
-      for (const auto& launch : launches) {
+      for (std::size_t n = 0; n < launches.size(); ++n) {
+        const Launch& launch = launches[n];
+        const std::vector<KernelArg>& args = launch_args[n];
         if (launch.dynamic_shared_bytes > 0)
           throw LaunchError("OpenCL kernels take no dynamic local memory argument (shared_bytes must be 0)");
         if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] != 1)
