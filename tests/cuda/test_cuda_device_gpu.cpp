@@ -120,6 +120,34 @@ TEST(CudaDeviceGpu, CompileRunReadBack) {
   EXPECT_EQ(empty->size(), 0u);
 }
 
+// A pipeline whose launches take different argument lists: the first fills X, the second adds X into Y,
+// run directly and as a captured graph.
+TEST(CudaDeviceGpu, LaunchesWithTheirOwnArgumentListsPassABufferBetweenThem) {
+  REQUIRE_GPU();
+  CudaDevice dev(0);
+  auto program = dev.compile(request("two_signatures.cu", {"fill", "add_into"}));
+  const int n = 1000;
+  auto x = dev.allocate(n * sizeof(float));
+  auto y = dev.allocate(n * sizeof(float));
+  const std::vector<float> ones(n, 1.0f);
+  dev.write(*y, ones.data(), n * sizeof(float));
+  const std::vector<Launch> launches = {launch("fill", (n + 255) / 256, 256), launch("add_into", (n + 255) / 256, 256)};
+  const LaunchArguments args = {{KernelArg::of(*x), KernelArg::value(0.5f), KernelArg::value(n)},
+                                {KernelArg::of(*x), KernelArg::of(*y), KernelArg::value(n)}};
+  EXPECT_GT(dev.run(*program, launches, args), 0.0);
+  std::vector<float> back(n);
+  dev.read(*y, back.data(), n * sizeof(float));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], 1.5f + float(i)) << i;
+  if (dev.can_capture()) {
+    auto graph = dev.capture(*program, launches, args);
+    EXPECT_GT(graph->replay(), 0.0);
+    dev.read(*y, back.data(), n * sizeof(float));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], 2.0f + 2.0f * float(i)) << i;
+  }
+  // One list too few is refused, naming both counts.
+  EXPECT_THROW(dev.run(*program, launches, LaunchArguments{args[0]}), LaunchError);
+}
+
 TEST(CudaDeviceGpu, DynamicSharedMemoryAbove48K) {
   REQUIRE_GPU();
   CudaDevice dev(0);
