@@ -4,6 +4,7 @@
 
 #include "tuner/core/error.hpp"
 #ifdef ATTN_TUNE_WITH_CUDA
+#include "tuner/backend/cuda/cuda_compile.hpp"
 #include "tuner/backend/cuda/cuda_device.hpp"
 #include "tuner/backend/cuda/nvrtc_compiler.hpp"
 #include "tuner/backend/cuda/occupancy.hpp"
@@ -19,7 +20,7 @@ class NvrtcOfflineCompiler final : public OfflineCompiler {
   std::unique_ptr<Program> compile(const CompileRequest& request) const override { return compile_cuda_offline(request); }
   std::vector<std::string> supported_architectures() const override { return nvrtc_supported_archs(); }
   OfflineImage compile_image(const CompileRequest& request) const override {
-    const NvrtcResult compiled = nvrtc_compile(request);
+    const NvrtcResult compiled = cuda_compile(request);
     OfflineImage image;
     image.format = compiled.is_cubin ? "cubin" : "ptx";
     // PTX comes back with its terminating NUL: the image holds the text only.
@@ -28,13 +29,9 @@ class NvrtcOfflineCompiler final : public OfflineCompiler {
     image.bytes.resize(size);
     if (size) std::memcpy(image.bytes.data(), compiled.image.data(), size);
     image.arch = compiled.arch;
-    image.compiler = nvrtc_version();
+    image.compiler = compiled.compiler_version;
     image.options = compiled.options;
-    for (const auto& entry : request.entries) {
-      KernelResources res = resources_from_ptxas(compiled.ptxas, compiled.symbol(entry));
-      if (is_name_expression(entry)) res.symbol = compiled.symbol(entry);
-      image.resources[entry] = std::move(res);
-    }
+    for (const auto& entry : request.entries) image.resources[entry] = entry_resources(compiled, entry);
     return image;
   }
   void describe_launch(const std::string& arch, const Launch& launch, KernelResources& r) const override {

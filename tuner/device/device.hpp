@@ -67,6 +67,9 @@ struct CompileRequest {
   std::vector<std::string> entries;
   std::vector<std::string> extra_options;  // spec-provided compiler flags
   std::string arch;                        // CUDA: "sm_90", "sm_90a"; empty = the device's
+  // CUDA: "nvrtc" JIT-compiles device code only; "nvcc", the toolkit's, compiles a
+  // file that also holds host code (a main, a launcher) to a cubin.
+  std::string cuda_compiler = "nvrtc";
 };
 
 // Resource usage of one compiled kernel entry. Fields a backend cannot know stay empty.
@@ -81,7 +84,7 @@ struct KernelResources {
   std::optional<double> driver_occupancy;           // CUDA: the same from the driver for the actual launch
   std::optional<std::string> occupancy_limited_by;  // what binds: "registers", "shared memory", ...
   std::vector<std::string> compiler_notes;          // CUDA: ptxas' "Potential Performance Loss" notes (wgmma serialized)
-  std::optional<std::string> symbol;                // CUDA: a templated entry's lowered (mangled) name, from NVRTC
+  std::optional<std::string> symbol;                // CUDA: a C++ entry's mangled name (NVRTC's lowered name, or nvcc's)
 
   // Fields left empty are left out of the JSON; reading leaves a missing one empty.
   nlohmann::json to_json() const;

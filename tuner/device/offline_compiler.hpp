@@ -18,7 +18,7 @@ struct OfflineImage {
   std::string format;                                // "cubin" or "ptx"
   std::vector<std::byte> bytes;                      // PTX: the text, without a terminating NUL
   std::string arch;                                  // what it was compiled for
-  std::string compiler;                              // its version ("13.0" for NVRTC)
+  std::string compiler;                              // which, and its version ("nvrtc 13.0", "nvcc 13.0, V13.0.88")
   std::vector<std::string> options;                  // the compiler's options, as given
   std::map<std::string, KernelResources> resources;  // per entry; a templated entry names its lowered symbol
 };

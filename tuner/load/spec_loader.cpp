@@ -341,7 +341,7 @@ Spec load_spec(const fs::path& path) {
   const SpecDocument doc = read_spec_document(path);
   const JsonField root = doc.root();
   root.expect_object({"attn_tune_spec", "name", "description", "operation", "custom", "sources", "include_dirs",
-                      "compiler_options", "cuda_arch", "verify", "shapes", "kernels"});
+                      "compiler_options", "cuda_arch", "cuda_compiler", "verify", "shapes", "kernels"});
 
   Spec spec;
   spec.path = path;
@@ -390,6 +390,12 @@ Spec load_spec(const fs::path& path) {
     spec.cuda_arch = arch->string();
     if (!std::regex_match(spec.cuda_arch, std::regex("sm_[0-9]+a?")))
       arch->fail("expected a CUDA architecture like sm_90 or sm_90a");
+  }
+  if (auto compiler = root.optional_member("cuda_compiler")) {
+    spec.cuda_compiler = compiler->string();
+    if (spec.cuda_compiler != "nvrtc" && spec.cuda_compiler != "nvcc")
+      compiler->fail(fmt::format("unknown compiler '{}' (known: nvrtc, nvcc)", spec.cuda_compiler));
+    if (!spec.sources.contains("cuda")) compiler->fail("no 'cuda' source in this spec's sources");
   }
 
   const JsonField shapes = root.member("shapes");

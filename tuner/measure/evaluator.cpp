@@ -122,6 +122,7 @@ CompileRequest Evaluator::compile_request(const std::vector<Define>& defines,
   request.entries = entries;
   if (spec_.compiler_options.contains(backend_)) request.extra_options = spec_.compiler_options.at(backend_);
   request.arch = spec_.cuda_arch;
+  request.cuda_compiler = spec_.cuda_compiler;
   return request;
 }
 

@@ -117,6 +117,7 @@ struct Spec {
   std::vector<std::filesystem::path> include_dirs;                   // resolved
   std::map<std::string, std::vector<std::string>> compiler_options;  // backend -> flags
   std::string cuda_arch;                                             // empty = the device's
+  std::string cuda_compiler = "nvrtc";                               // "nvcc": the toolkit's, for host code
   Tolerance tolerance;
   std::vector<Shape> shapes;
   std::vector<KernelSpec> kernels;

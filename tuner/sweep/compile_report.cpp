@@ -137,6 +137,7 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
       r.entries = plan.entries;
       if (spec.compiler_options.contains(report.backend)) r.extra_options = spec.compiler_options.at(report.backend);
       r.arch = device ? spec.cuda_arch : report.arch;
+      r.cuda_compiler = spec.cuda_compiler;
     } else {
       c.cached = true;
     }

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/backend/cuda/cuda_compile.hpp"
 #include "tuner/backend/cuda/cuda_driver.hpp"
 #include "tuner/backend/cuda/tensor_map.hpp"
 #include "tuner/core/error.hpp"
@@ -198,13 +199,9 @@ KernelResources CudaProgram::resources(const std::string& entry) const {
 std::unique_ptr<Program> compile_cuda_offline(const CompileRequest& request) {
   if (request.arch.empty()) throw UsageError("cuda: compiling without a device needs a target architecture (--arch sm_90)");
   std::unique_ptr<CudaProgram> p(new CudaProgram());
-  p->result_ = nvrtc_compile(request);
+  p->result_ = cuda_compile(request);
   p->entries_ = request.entries;
-  for (const auto& entry : p->entries_) {
-    KernelResources res = resources_from_ptxas(p->result_.ptxas, p->result_.symbol(entry));
-    if (is_name_expression(entry)) res.symbol = p->result_.symbol(entry);
-    p->resources_.push_back(std::move(res));
-  }
+  for (const auto& entry : p->entries_) p->resources_.push_back(entry_resources(p->result_, entry));
   return p;
 }
 
@@ -319,7 +316,8 @@ namespace {
 
 // Requests that differ only where NVRTC cannot see it compile the same.
 std::string nvrtc_cache_key(const CompileRequest& r, const std::string& arch) {
-  std::string key = arch + "\n" + std::to_string(std::hash<std::string>{}(r.source_text)) + "\n" + r.source_path.string();
+  std::string key = arch + "\n" + r.cuda_compiler + "\n" + std::to_string(std::hash<std::string>{}(r.source_text)) + "\n" +
+                    r.source_path.string();
   for (const auto& d : r.defines) key += fmt::format("\n-D{}={}", d.name, d.value);
   for (const auto& i : r.include_dirs) key += "\n-I" + i.string();
   for (const auto& o : r.extra_options) key += "\n" + o;
@@ -339,7 +337,7 @@ void CudaDevice::precompile(const std::vector<CompileRequest>& requests) {
   std::vector<std::optional<NvrtcResult>> results(todo.size());
   parallel_for(todo.size(), [&](std::size_t i) {
     try {
-      results[i] = nvrtc_compile(*todo[i], arch_of(*todo[i]));
+      results[i] = cuda_compile(*todo[i], arch_of(*todo[i]));
     } catch (const std::exception&) {
       // compile() compiles it again and reports the error with its log.
     }
@@ -356,7 +354,7 @@ std::unique_ptr<Program> CudaDevice::compile(const CompileRequest& request) {
     p->result_ = std::move(it->second);
     precompiled_.erase(it);
   } else {
-    p->result_ = nvrtc_compile(request, arch);
+    p->result_ = cuda_compile(request, arch);
   }
   p->entries_ = request.entries;
 
@@ -387,7 +385,7 @@ std::unique_ptr<Program> CudaDevice::compile(const CompileRequest& request) {
       if (rf != CUDA_SUCCESS) {
         if (cu::is_sticky_error(rf)) cu::throw_error(rf, "cuModuleGetFunction", __FILE__, __LINE__, cu::Failure::backend);
         throw CompileError(fmt::format("cuda: no kernel '{}' in the module ({}); entries must be "
-                                       "extern \"C\" __global__ functions or template instances (\"f<64, true>\")",
+                                       "extern \"C\" or C++ __global__ functions or template instances (\"f<64, true>\")",
                                        entry, cu::error_name(rf)),
                            p->result_.log);
       }
@@ -397,8 +395,7 @@ std::unique_ptr<Program> CudaDevice::compile(const CompileRequest& request) {
       mod->static_shared.push_back(func_attribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
       mod->param_sizes.push_back(param_sizes(f));
 
-      KernelResources res = resources_from_ptxas(p->result_.ptxas, symbol);
-      if (is_name_expression(entry)) res.symbol = symbol;
+      KernelResources res = entry_resources(p->result_, entry);
       res.registers = func_attribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS);
       res.private_mem_bytes = func_attribute(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
       res.static_local_bytes = mod->static_shared.back();

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/backend/cuda/cuda_compile_cache.hpp"
 #include "tuner/cache/cache_key.hpp"
 #include "tuner/cache/cache_store.hpp"
 #include "tuner/core/error.hpp"
@@ -341,6 +342,22 @@ bool ptx_has_entry(std::string_view ptx, std::string_view entry) {
   return false;
 }
 
+// NVRTC reports a name expression that names nothing, an overloaded function or an
+// instance it cannot make in its generated "__nv_name_map", quoting the pragma
+// `nv_mangled_name ENTRY` under each such error.
+bool names_no_function(std::string_view log, const std::string& entry) {
+  return log.find("__nv_name_map") != std::string_view::npos &&
+         log.find("nv_mangled_name " + entry + "\n") != std::string_view::npos;
+}
+
+constexpr const char* kHostCodeHint =
+    " (the source has host code, which NVRTC cannot compile: give the spec \"cuda_compiler\": \"nvcc\")";
+
+bool has_host_code(std::string_view log) {
+  return log.find("host functions are not allowed in JIT mode") != std::string_view::npos ||
+         log.find("open source file") != std::string_view::npos;  // a system header: "cannot" / "could not"
+}
+
 NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string& source, const std::string& name,
                                NvrtcResult out) {
   NvrtcProgram program(source, name);
@@ -348,13 +365,23 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
   argv.reserve(out.options.size());
   for (const auto& o : out.options) argv.push_back(o.c_str());
 
-  for (const std::string& entry : request.entries)
-    if (is_name_expression(entry)) ATTN_NVRTC(nvrtcAddNameExpression(program.get(), entry.c_str()));
+  // Every entry is a name expression: a template instance, a plain C++ function (mangled) or an
+  // extern "C" one (lowered to itself) alike.
+  for (const std::string& entry : request.entries) ATTN_NVRTC(nvrtcAddNameExpression(program.get(), entry.c_str()));
   const auto t0 = std::chrono::steady_clock::now();
   const nvrtcResult r = nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
   out.log = program.log();
-  if (r != NVRTC_SUCCESS)
-    throw CompileError(fmt::format("nvrtc: {} did not compile for {}: {}", name, out.arch, nvrtcGetErrorString(r)), out.log);
+  if (r != NVRTC_SUCCESS) {
+    for (const std::string& entry : request.entries)
+      if (names_no_function(out.log, entry))
+        throw CompileError(fmt::format("nvrtc: {} has no kernel '{}' (an entry names one extern \"C\" or C++ "
+                                       "__global__ function, not overloaded, or a template instance)",
+                                       name, entry),
+                           out.log);
+    throw CompileError(fmt::format("nvrtc: {} did not compile for {}: {}{}", name, out.arch, nvrtcGetErrorString(r),
+                                   has_host_code(out.log) ? kHostCodeHint : ""),
+                       out.log);
+  }
   std::size_t size = 0;
   if (out.is_cubin) {
     ATTN_NVRTC(nvrtcGetCUBINSize(program.get(), &size));
@@ -370,10 +397,9 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
   if (out.image.empty())
     throw CompileError(fmt::format("nvrtc: {} compiled for {} to an empty image", name, out.arch), out.log);
   for (const std::string& entry : request.entries) {
-    if (!is_name_expression(entry)) continue;
     const char* lowered = nullptr;
     ATTN_NVRTC(nvrtcGetLoweredName(program.get(), entry.c_str(), &lowered));
-    out.lowered_names[entry] = lowered;
+    if (lowered && entry != lowered) out.lowered_names[entry] = lowered;
   }
 
   out.ptxas = parse_ptxas_log(out.log);
@@ -390,9 +416,8 @@ NvrtcResult compile_with_nvrtc(const CompileRequest& request, const std::string&
       found = ptx_has_entry(std::string_view(out.image.data(), out.image.size()), out.symbol(entry));
     }
     if (!found)
-      throw CompileError(fmt::format("nvrtc: {} has no kernel '{}' (entries must be extern \"C\" __global__ "
-                                     "functions)",
-                                     name, entry),
+      throw CompileError(fmt::format("nvrtc: {} has no kernel '{}' (its symbol {} is not a __global__ function)", name,
+                                     entry, out.symbol(entry)),
                          out.log);
   }
   return out;
@@ -416,29 +441,9 @@ std::string nvrtc_cache_key(const CompileRequest& request, const std::string& so
   cache_failures = key_source(parts, source, request.source_path, dirs);
   for (const auto& o : planned.options) parts.options.push_back(o);
   parts.entries = request.entries;
+  // Entries became name expressions all (plain C++ ones resolve): failures cached before must not answer.
+  parts.options.push_back("entries=name-expressions");
   return cache_key(parts);
-}
-
-CacheEntry entry_of(const NvrtcResult& r) {
-  CacheEntry e;
-  e.log = r.log;
-  e.details = {{"arch", r.arch},
-               {"is_cubin", r.is_cubin},
-               {"options", r.options},
-               {"compile_ms", r.compile_ms},
-               {"lowered_names", r.lowered_names}};
-  e.image = r.image;
-  return e;
-}
-
-NvrtcResult result_of(const CacheEntry& e, NvrtcResult planned) {
-  planned.is_cubin = e.details.value("is_cubin", planned.is_cubin);
-  planned.image = e.image;
-  planned.log = e.log;
-  planned.ptxas = parse_ptxas_log(planned.log);
-  planned.lowered_names = e.details.value("lowered_names", std::map<std::string, std::string>{});
-  planned.from_cache = true;
-  return planned;
 }
 
 }  // namespace
@@ -464,31 +469,13 @@ NvrtcResult nvrtc_compile(const CompileRequest& request, std::string_view arch) 
   out.arch = effective_arch(out.options);
   out.is_cubin = !starts_with(out.arch, "compute_");
 
-  CacheStore* store = compile_cache_store();
-  if (!store) return compile_with_nvrtc(request, source, name, std::move(out));
+  out.compiler_version = "nvrtc " + nvrtc_version();
+  if (!compile_cache_store()) return compile_with_nvrtc(request, source, name, std::move(out));
   bool cache_failures = true;
   const std::string key = nvrtc_cache_key(request, source, out, cache_failures);
-  const auto start = std::chrono::steady_clock::now();
-  if (auto hit = store->load(key)) {
-    if (!hit->ok) throw CachedCompileError(hit->message, hit->log);
-    NvrtcResult cached = result_of(*hit, std::move(out));
-    cached.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return cached;
-  }
-  try {
-    NvrtcResult fresh = compile_with_nvrtc(request, source, name, std::move(out));
-    store->save(key, entry_of(fresh));
-    return fresh;
-  } catch (const CompileError& e) {
-    if (cache_failures) {
-      CacheEntry failed;
-      failed.ok = false;
-      failed.message = e.what();
-      failed.log = e.log();
-      store->save(key, failed);
-    }
-    throw;
-  }
+  return compile_through_cache(key, cache_failures, std::move(out), [&](NvrtcResult planned) {
+    return compile_with_nvrtc(request, source, name, std::move(planned));
+  });
 }
 
 }  // namespace attn

@@ -17,11 +17,13 @@
 //                               toolkit's include dirs (cuda_fp16.h, cuda_bf16.h,
 //                               mma.h, cuda/pipeline from CCCL)
 //   <extra_options>             the spec's, last, so they can override the above
-// NVRTC knows no host system headers: kernels are self-contained. Entry points
-// are `extern "C" __global__` functions named in request.entries, or template
-// instances named by an expression ("attn_fwd<64, true>") that NVRTC
-// instantiates and lowers to their mangled names (nvrtcAddNameExpression);
-// every one must be in the compiled image.
+// NVRTC knows no host system headers and no host code: kernels are
+// self-contained (a file with a host main or launcher compiles through nvcc,
+// nvcc_compiler.hpp). Every entry of request.entries is a name expression
+// (nvrtcAddNameExpression): an `extern "C" __global__` function (lowered to
+// itself), a plain C++ `__global__` function ("attn_fwd", lowered to its mangled
+// name) or a template instance ("attn_fwd<64, true>", instantiated); every one
+// must be in the compiled image.
 #pragma once
 
 #include <chrono>
@@ -92,23 +94,24 @@ std::vector<std::string> nvrtc_supported_archs();
 // Whether this NVRTC has a compilation cache (12.9 on) that --no-cache turns off.
 bool nvrtc_has_cache();
 
-// What one compilation produced.
+// What one compilation produced (by NVRTC, or by nvcc: nvcc_compiler.hpp).
 struct NvrtcResult {
   std::string arch;                  // the target: the last --gpu-architecture given
   bool is_cubin = true;              // false: PTX (arch compute_XY)
   std::vector<char> image;           // the CUBIN, or the PTX text with its NUL
   std::string log;                   // NVRTC's log, ptxas' report included
-  std::vector<std::string> options;  // exactly what NVRTC was given
+  std::vector<std::string> options;  // exactly what the compiler was given
+  std::string compiler_version;      // "nvrtc 13.0", "nvcc 13.0, V13.0.88": what the image was compiled by
   double compile_ms = 0;             // nvrtcCompileProgram + getting the image (a cache hit: reading it)
   bool from_cache = false;           // read from the on-disk compile cache (tuner/cache)
   PtxasReport ptxas;
-  std::map<std::string, std::string> lowered_names;  // name expression of a templated entry -> its symbol
+  std::map<std::string, std::string> lowered_names;  // entry -> its mangled symbol, where the two differ
 
-  // The symbol ENTRY has in the image: its lowered name when it is a template instance.
+  // The symbol ENTRY has in the image: its lowered name, or ENTRY itself (extern "C").
   std::string symbol(const std::string& entry) const;
 };
 
-// Whether ENTRY names a template instance ("f<1, true>") rather than an extern "C" function.
+// Whether ENTRY names a template instance ("f<1, true>") rather than one function.
 bool is_name_expression(std::string_view entry);
 
 // Compiles request.source_text (or the file request.source_path when the text
