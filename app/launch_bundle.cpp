@@ -48,7 +48,6 @@ nlohmann::json program_for(const Spec& spec, const std::string& backend, const K
   if (spec.compiler_options.contains(backend)) request.extra_options = spec.compiler_options.at(backend);
   request.arch = spec.cuda_arch.empty() ? "sm_90" : spec.cuda_arch;
   request.cuda_compiler = spec.cuda_compiler;
-  request.cuda_compiler = spec.cuda_compiler;
   if (backend != "cuda") {
     std::vector<std::string> options;
     for (const auto& d : request.defines) options.push_back(fmt::format("-D{}={}", d.name, d.value));
