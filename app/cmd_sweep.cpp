@@ -69,10 +69,12 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
       ->delimiter(',')
       ->capture_default_str();
   auto* strategy =
-      cmd->add_option("--strategy", opt.search.strategy,
-                      fmt::format("exhaustive (every configuration and preset), or a search per (kernel, shape): random, "
-                                  "annealing, genetic, surrogate, hybrid (docs/search.md); with a budget, the default is {}",
-                                  kDefaultSearchStrategy))
+      cmd->add_option(
+             "--strategy", opt.search.strategy,
+             fmt::format(
+                 "exhaustive (every configuration and preset), or a search per (kernel, shape): random, "
+                 "annealing, genetic, surrogate, hybrid, portfolio (docs/search.md); with a budget, the default is {}",
+                 kDefaultSearchStrategy))
           ->check(CLI::IsMember(strategy_names()));
   cmd->add_option("--budget-evals", opt.search.budget.evaluations,
                   "A search's configurations per (kernel, shape); 0: no limit")

@@ -97,7 +97,7 @@ TEST(Strategies, GuidedStrategiesNeedFewerEvaluationsThanRandomOnASmoothSpace) {
   const KernelSpec k = test::constrained_kernel();
   const ConstrainedSpace space(k, {});
   const long long random = evaluations_to_optimum("random", space);
-  for (const std::string name : {"annealing", "genetic", "surrogate", "hybrid"})
+  for (const std::string name : {"annealing", "genetic", "surrogate", "hybrid", "portfolio"})
     EXPECT_LT(evaluations_to_optimum(name, space), random) << name;
 }
 

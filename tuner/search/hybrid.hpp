@@ -1,45 +1,25 @@
-// A memetic search: a few random configurations, then a steady-state genetic
-// algorithm (as `genetic`) whose every new best is followed by a local search
-// around it: its unproposed neighbours one value step away in an ordered
-// parameter, in random order. When the best of
-// the current epoch has not improved for a while, it restarts: a fresh
-// population from new random configurations.
+// `hybrid`: the memetic arm alone (memetic_arm.hpp): a few random
+// configurations, then a steady-state genetic algorithm whose every new best
+// is followed by a local search of its value steps; restarts on stagnation.
 #pragma once
 
-#include "tuner/search/strategy.hpp"
+#include "tuner/search/memetic_arm.hpp"
 
 namespace attn {
 
-class HybridSearch final : public Strategy {
+class HybridSearch final : public ArmedStrategy {
  public:
-  using Strategy::Strategy;
+  using ArmedStrategy::ArmedStrategy;
+  using Knobs = MemeticArm::Knobs;
 
-  // Measured on the public spaces (docs/search.md): value steps only (the whole one-parameter
-  // neighbourhood after them cost A100 convolution 353 evaluations to 3% instead of 160).
-  struct Knobs {
-    std::size_t initial = 4;      // random configurations at the start of each epoch
-    std::size_t population = 12;  // the genetic population
-    long long stall = 150;        // evaluations without a better epoch best before a restart
-  };
-  const Knobs& knobs() const { return knobs_; }
-  int restarts() const { return restarts_; }
+  const Knobs& knobs() const { return arm_.knobs(); }
+  int restarts() const { return arm_.restarts(); }
 
  private:
-  std::optional<Config> next() override;
-  void observed(const Observation& observation) override;
-  const Observation& tournament();
-  std::optional<Config> child();
-  void refill(const Config& best);
-  void restart();
+  std::optional<Config> next() override { return arm_.next(*this); }
+  void observed(const Observation& observation) override { arm_.observed(*this, observation, true); }
 
-  Knobs knobs_;
-  std::vector<Observation> population_;  // best first
-  std::optional<Observation> best_;      // this epoch's
-  std::vector<Config> local_;            // neighbours of best_ still to try, the next one last
-  long long epoch_told_ = 0;
-  long long since_improvement_ = 0;
-  std::size_t pending_ = 0;  // proposed but not yet told
-  int restarts_ = 0;
+  MemeticArm arm_;
 };
 
 }  // namespace attn

@@ -8,6 +8,7 @@
 #include "tuner/search/exhaustive.hpp"
 #include "tuner/search/genetic.hpp"
 #include "tuner/search/hybrid.hpp"
+#include "tuner/search/portfolio.hpp"
 #include "tuner/search/random_search.hpp"
 #include "tuner/search/surrogate.hpp"
 
@@ -43,7 +44,8 @@ std::vector<Config> Strategy::unproposed_neighbours(const Config& config) const 
 }
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names{"exhaustive", "random", "annealing", "genetic", "surrogate", "hybrid"};
+  static const std::vector<std::string> names{"exhaustive", "random", "annealing", "genetic",
+                                              "surrogate",  "hybrid", "portfolio"};
   return names;
 }
 
@@ -53,6 +55,7 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const SpaceSamp
   if (name == "annealing") return std::make_unique<SimulatedAnnealing>(space, seed);
   if (name == "genetic") return std::make_unique<GeneticSearch>(space, seed);
   if (name == "hybrid") return std::make_unique<HybridSearch>(space, seed);
+  if (name == "portfolio") return std::make_unique<PortfolioSearch>(space, seed);
   if (name == "surrogate") return std::make_unique<SurrogateSearch>(space, seed);
   throw UsageError(fmt::format("unknown search strategy `{}`; known: {}", name, fmt::join(strategy_names(), ", ")));
 }

@@ -66,7 +66,7 @@ class Strategy {
 // (`surrogate`, the earlier default, takes 141 ms at 18,000 configurations).
 inline constexpr const char* kDefaultSearchStrategy = "hybrid";
 
-// "exhaustive", "random", "annealing", "genetic", "surrogate", "hybrid".
+// "exhaustive", "random", "annealing", "genetic", "surrogate", "hybrid", "portfolio".
 const std::vector<std::string>& strategy_names();
 // Throws UsageError naming the known strategies for an unknown NAME.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SpaceSampler& space, std::uint64_t seed);
