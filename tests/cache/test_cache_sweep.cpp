@@ -62,9 +62,10 @@ struct CachedSpec {
     return m;
   }
 
+  // The compiled kernels' entries (not the CPU references kept beside them, under references/).
   std::vector<fs::path> cache_entries() const {
     std::vector<fs::path> found;
-    for (const auto& f : fs::recursive_directory_iterator(cache))
+    for (const auto& f : fs::recursive_directory_iterator(cache / "v1"))
       if (f.path().extension() == ".entry") found.push_back(f.path());
     return found;
   }

@@ -68,7 +68,7 @@ LayoutTestbed& testbed() {
 TEST(AttentionLayouts, EveryLayoutVerifiesWithAKernelReadingThroughIt) {
   for (const char* shape : {"bhsd", "bshd", "thd", "thd_drawn", "paged", "paged_thd"}) {
     const VerifyReport r = testbed().verify(shape, "correct");
-    EXPECT_TRUE(r.passed) << shape << ": " << r.to_json().dump();
+    EXPECT_TRUE(r.passed) << shape << ": " << nlohmann::json(r).dump();
     EXPECT_EQ(r.nonfinite, 0) << shape;
     EXPECT_EQ(r.rows_checked, r.rows_total) << shape << ": small shapes check every row";
   }
@@ -86,13 +86,13 @@ TEST(AttentionLayouts, AKernelIgnoringTheBlockTableFailsOnScatteredPages) {
   EXPECT_TRUE(testbed().verify("bhsd", "pages_in_order").passed) << "no pool: the fault is inert";
   for (const char* shape : {"paged", "paged_thd"}) {
     const VerifyReport r = testbed().verify(shape, "pages_in_order");
-    EXPECT_FALSE(r.passed) << shape << ": " << r.to_json().dump();
+    EXPECT_FALSE(r.passed) << shape << ": " << nlohmann::json(r).dump();
   }
 }
 
 TEST(AttentionLayouts, AKernelIgnoringSequenceLengthsFailsOnUnevenLengths) {
   const VerifyReport r = testbed().verify("thd", "longest_lengths");
-  EXPECT_FALSE(r.passed) << r.to_json().dump();
+  EXPECT_FALSE(r.passed) << nlohmann::json(r).dump();
 }
 
 TEST(AttentionLayouts, ListedLengthsIncludingOneArePackedInOrder) {

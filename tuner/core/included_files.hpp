@@ -7,12 +7,15 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace attn {
 
 struct SourceFile {
   std::filesystem::path path;  // as found: the source as given, an include as dir / name (lexically normal)
   std::string sha256;          // of the file's bytes
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SourceFile, path, sha256)
 
 struct IncludedFiles {
   std::vector<SourceFile> files;     // each once, in the order the preprocessor first opens them

@@ -12,10 +12,12 @@
 #include <spdlog/spdlog.h>
 
 #include "tuner/cache/cache_entry.hpp"
+#include "tuner/cache/reference_store.hpp"
 #include "tuner/core/compiler_log.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/host_allocation.hpp"
 #include "tuner/core/text_file.hpp"
+#include "tuner/measure/kept_reference.hpp"
 #include "tuner/measure/sampler.hpp"
 #include "tuner/plan/signature_check.hpp"
 #include "tuner/plan/tensor_map_arguments.hpp"
@@ -99,7 +101,11 @@ void Evaluator::prepare(const std::string& shape) {
   const Shape& s = spec_.shape(shape);
   try {
     auto p = std::make_unique<PreparedShape>(prepare_fields(s.name, s.fields));
-    p->problem->precompute_reference(spec_.tolerance);
+    // Kept beside the compiled kernels, in at most a quarter of their bound.
+    const CompileCacheSettings& cache = settings_.compile_cache;
+    const ReferenceStore references(cache.enabled ? cache.resolved_dir() : std::filesystem::path(),
+                                    cache.max_mb * 1024 * 1024 / 4);
+    prepare_reference(*p->problem, spec_operation(spec_).name(), s.fields, settings_.seed, spec_.tolerance, references);
     prepared_ = std::move(p);
   } catch (const std::bad_alloc&) {
     // Not the kernel's fault: every configuration of this shape gets the status.

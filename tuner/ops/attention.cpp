@@ -179,6 +179,15 @@ class AttentionProblem final : public Problem {
   }
 
   void precompute_reference(const Tolerance& tol) const override { reference(checked_rows(tol)); }
+  bool keeps_reference() const override { return true; }
+  std::vector<double> reference_values(const Tolerance& tol) const override { return reference(checked_rows(tol)); }
+  bool adopt_reference(const Tolerance& tol, std::vector<double> values) const override {
+    const std::size_t rows = checked_rows(tol).size();
+    std::lock_guard lock(mutex_);
+    if (values.size() != rows * std::size_t(s_.D)) return false;
+    reference_ = std::move(values);
+    return true;
+  }
 
   double flops() const override {
     double pairs = 0;
@@ -204,12 +213,12 @@ class AttentionProblem final : public Problem {
     const OutputDeclaration names = this->outputs().front();
     VerifyReport r;
     r.rows_total = static_cast<long long>(layout_.rows());
-    const std::size_t n = layout_.q_elements();
-    for (std::size_t e = 0; e < n; ++e) {
-      if (std::isfinite(load_value(o, e, ob, s_.dtype))) continue;
-      if (r.nonfinite++ == 0)
-        r.worst = fmt::format("{} = {} (not written, or not finite)", names.element_name(e), load_value(o, e, ob, s_.dtype));
-    }
+    const NonFinite bad =
+        find_nonfinite(layout_.q_elements(), [&](std::size_t e) { return std::isfinite(load_value(o, e, ob, s_.dtype)); });
+    r.nonfinite = bad.count;
+    if (bad.count > 0)
+      r.worst = fmt::format("{} = {} (not written, or not finite)", names.element_name(bad.first),
+                            load_value(o, bad.first, ob, s_.dtype));
 
     const auto& rows = checked_rows(tol);
     const auto& ref = reference(rows);

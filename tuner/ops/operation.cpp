@@ -21,11 +21,6 @@ std::vector<const Operation*> registry() {
 
 }  // namespace
 
-nlohmann::json VerifyReport::to_json() const {
-  return {{"passed", passed},         {"rel_l2", rel_l2},       {"max_abs", max_abs}, {"rows_checked", rows_checked},
-          {"rows_total", rows_total}, {"nonfinite", nonfinite}, {"worst", worst}};
-}
-
 CacheGrowthPlan Operation::cache_growth(const nlohmann::json& fields, int steps) const {
   (void)fields;
   (void)steps;

@@ -61,9 +61,9 @@ struct VerifyReport {
   long long rows_total = 0;
   long long nonfinite = 0;  // NaN/Inf anywhere in the output: unwritten elements keep the poison
   std::string worst;        // the element with the largest error, or the first non-finite one
-
-  nlohmann::json to_json() const;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VerifyReport, passed, rel_l2, max_abs, rows_checked, rows_total, nonfinite,
+                                                worst)
 
 // A reference computed on the device by another kernel of the same spec: the
 // kernel's preset PRESET, or its baseline, or its first configuration on the shape.
@@ -91,6 +91,22 @@ class Problem {
   // Computes the reference for the rows TOL verifies, ahead of the first verify()
   // (so that its cost is not charged to the first configuration's watchdog).
   virtual void precompute_reference(const Tolerance& tol) const { (void)tol; }
+
+  // Whether the reference can be kept on disk (cache/reference_store.hpp): not one computed on the device, nor
+  // one computed by code outside attn-tune, which may change under the same name.
+  virtual bool keeps_reference() const { return false; }
+  // The values precompute_reference(TOL) computes (computing them when needed); empty when not kept.
+  virtual std::vector<double> reference_values(const Tolerance& tol) const {
+    (void)tol;
+    return {};
+  }
+  // Takes VALUES, an identical problem's reference_values(TOL), instead of computing them; false (and nothing
+  // taken) when they do not fit.
+  virtual bool adopt_reference(const Tolerance& tol, std::vector<double> values) const {
+    (void)tol;
+    (void)values;
+    return false;
+  }
 
   // The outputs of the operation's device_reference() kernel on this problem,
   // for operations verified against one (in buffers()' output order).

@@ -16,6 +16,9 @@ namespace attn {
 class SampledReferenceProblem : public Problem {
  public:
   void precompute_reference(const Tolerance& tol) const override { reference(tol); }
+  bool keeps_reference() const override { return true; }
+  std::vector<double> reference_values(const Tolerance& tol) const override { return reference(tol).values; }
+  bool adopt_reference(const Tolerance& tol, std::vector<double> values) const override;
 
  protected:
   struct Reference {
@@ -27,6 +30,7 @@ class SampledReferenceProblem : public Problem {
   SampledReferenceProblem(std::uint64_t seed, std::size_t default_limit) : seed_(seed), default_limit_(default_limit) {}
 
   const Reference& reference(const Tolerance& tol) const;
+  std::size_t row_limit(const Tolerance& tol) const;
 
   std::uint64_t seed_;
 

@@ -176,8 +176,7 @@ void to_json(nlohmann::json& j, const Leaderboard& lb) {
   for (const auto& s : lb.sources) {
     nlohmann::json& source = sources[s.backend] = {{"path", s.path}, {"sha256", s.sha256}};
     if (s.files.empty()) continue;
-    source["files"] = nlohmann::json::array();
-    for (const auto& f : s.files) source["files"].push_back({{"path", f.path.string()}, {"sha256", f.sha256}});
+    source["files"] = s.files;
   }
   j = {{"schema", kLeaderboardSchema},
        {"attn_tune", {{"version", lb.attn_tune_version}, {"git_commit", lb.git_commit}}},
@@ -194,8 +193,7 @@ void to_json(nlohmann::json& j, const Leaderboard& lb) {
          {"shape_filter", lb.shape_filter}}},
        {"sources", sources},
        {"settings", lb.settings.to_json()},
-       {"tolerance",
-        {{"rel_l2", lb.tolerance.rel_l2}, {"max_abs", lb.tolerance.max_abs}, {"max_rows", lb.tolerance.max_rows}}},
+       {"tolerance", lb.tolerance},
        {"groups", lb.groups}};
   if (!lb.started_utc.empty()) j["started_utc"] = lb.started_utc;
   if (!lb.resumes.empty()) j["resumes"] = lb.resumes;
@@ -246,20 +244,14 @@ void from_json(const nlohmann::json& j, Leaderboard& lb) {
     const nlohmann::json sources = j.value("sources", nlohmann::json::object());
     for (const auto& [backend, s] : sources.items()) {
       LeaderboardSource source{backend, s.value("path", ""), s.value("sha256", ""), {}};
-      for (const auto& f : s.value("files", nlohmann::json::array()))
-        source.files.push_back({f.value("path", ""), f.value("sha256", "")});
+      source.files = s.value("files", std::vector<SourceFile>{});
       lb.sources.push_back(std::move(source));
     }
   });
   reading("settings", [&] {
     if (j.contains("settings")) lb.settings = RunSettings::from_json(j.at("settings"));
   });
-  reading("tolerance", [&] {
-    const nlohmann::json t = j.value("tolerance", nlohmann::json::object());
-    lb.tolerance.rel_l2 = t.value("rel_l2", lb.tolerance.rel_l2);
-    lb.tolerance.max_abs = t.value("max_abs", lb.tolerance.max_abs);
-    lb.tolerance.max_rows = t.value("max_rows", lb.tolerance.max_rows);
-  });
+  reading("tolerance", [&] { lb.tolerance = j.value("tolerance", Tolerance{}); });
   const auto& groups = require(j, "groups", "");
   if (!groups.is_array()) throw Error("groups: expected an array");
   for (std::size_t i = 0; i < groups.size(); ++i)

@@ -72,7 +72,7 @@ nlohmann::json ConfigResult::to_json() const {
   nlohmann::json res = nlohmann::json::object();
   for (const auto& [entry, r] : resources) res[entry] = r.to_json();
   j["resources"] = res;
-  if (verify) j["verify"] = verify->to_json();
+  if (verify) j["verify"] = *verify;
   if (!checks.empty()) j["checks"] = checks;
   if (tie) j["tie"] = *tie;
   if (!device.empty()) j["device"] = device;
@@ -105,18 +105,7 @@ ConfigResult ConfigResult::from_json(const nlohmann::json& j) {
   r.compile_cached = j.value("compile_cached", false);
   if (j.contains("resources"))
     for (const auto& [entry, res] : j.at("resources").items()) r.resources[entry] = KernelResources::from_json(res);
-  if (j.contains("verify")) {  // VerifyReport's writer is in ops/operation.cpp: a macro there would replace both
-    const auto& v = j.at("verify");
-    VerifyReport vr;
-    vr.passed = v.value("passed", false);
-    vr.rel_l2 = v.value("rel_l2", 0.0);
-    vr.max_abs = v.value("max_abs", 0.0);
-    vr.rows_checked = v.value("rows_checked", 0LL);
-    vr.rows_total = v.value("rows_total", 0LL);
-    vr.nonfinite = v.value("nonfinite", 0LL);
-    vr.worst = v.value("worst", "");
-    r.verify = vr;
-  }
+  if (j.contains("verify")) r.verify = j.at("verify").get<VerifyReport>();
   r.checks = j.value("checks", nlohmann::json::object());
   if (j.contains("tie")) r.tie = j.at("tie").get<Tie>();
   r.device = j.value("device", "");

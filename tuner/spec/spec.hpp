@@ -69,6 +69,7 @@ struct Tolerance {
   double max_abs = 1e-3;   // largest |out - ref| allowed
   long long max_rows = 0;  // rows verified against the reference; 0 = the operation's default
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Tolerance, rel_l2, max_abs, max_rows)
 
 // An integer expression every configuration must make non-zero, with an optional name that the space's census
 // and skip reasons show: {"name": "fits_shared_memory", "expr": "BLOCK_N * D * 4 <= 49152"}.
