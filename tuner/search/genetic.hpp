@@ -18,8 +18,6 @@ class GeneticSearch final : public Strategy {
  private:
   std::optional<Config> next() override;
   void observed(const Observation& observation) override;
-  const Observation& tournament();
-  std::optional<Config> child();
 
   std::vector<Observation> population_;
   std::size_t pending_ = 0;  // proposed but not yet told

@@ -2,13 +2,9 @@
 
 #include <algorithm>
 
+#include "tuner/search/crossover.hpp"
+
 namespace attn {
-namespace {
-
-constexpr int kChildTries = 64;
-
-}  // namespace
-
 void MemeticArm::restart() {
   population_.clear();
   best_.reset();
@@ -26,7 +22,8 @@ std::optional<Config> MemeticArm::next(ArmHost& host) {
       if (!host.was_proposed(local_.back())) c = local_.back();
       local_.pop_back();
     }
-    if (!c) c = child(host);
+    if (!c)
+      c = crossover_child(population_, host.space(), host.rng(), [&](const Config& x) { return host.was_proposed(x); });
   }
   if (!c) c = host.random_config();
   if (c) ++pending_;
@@ -72,39 +69,6 @@ void MemeticArm::refill(ArmHost& host, const Config& best) {
   // Shuffled (Fisher-Yates on the seeded stream).
   for (std::size_t i = steps.size(); i > 1; --i) std::swap(steps[i - 1], steps[uniform_index(host.rng(), i)]);
   local_ = std::move(steps);
-}
-
-const Observation& MemeticArm::tournament(ArmHost& host) {
-  const Observation& a = population_[uniform_index(host.rng(), population_.size())];
-  const Observation& b = population_[uniform_index(host.rng(), population_.size())];
-  return better(b.cost, a.cost) ? b : a;
-}
-
-std::optional<Config> MemeticArm::child(ArmHost& host) {
-  if (population_.size() < 2) return std::nullopt;
-  const SpaceSampler& space = host.space();
-  UniformStream& rng = host.rng();
-  const auto& params = space.params();
-  const double mutation = 1.0 / static_cast<double>(std::max<std::size_t>(params.size(), 1));
-  for (int attempt = 0; attempt < kChildTries; ++attempt) {
-    const auto a = space.positions(tournament(host).config);
-    const auto b = space.positions(tournament(host).config);
-    if (!a || !b) return std::nullopt;
-    std::vector<std::size_t> pos = *a;
-    for (std::size_t p = 0; p < params.size(); ++p) {
-      if (rng.bits() & 1u) pos[p] = (*b)[p];
-      if (rng.next(0.0, 1.0) >= mutation) continue;
-      const std::size_t n = params[p].second.size();
-      if (n < 2) continue;
-      if (rng.next(0.0, 1.0) < 0.25) pos[p] = uniform_index(rng, n);
-      else if (pos[p] == 0) pos[p] = 1;
-      else if (pos[p] + 1 == n) pos[p] = n - 2;
-      else pos[p] = (rng.bits() & 1u) ? pos[p] + 1 : pos[p] - 1;
-    }
-    Config c = space.from_positions(pos);
-    if (!host.was_proposed(c) && space.valid(c)) return c;
-  }
-  return std::nullopt;
 }
 
 }  // namespace attn

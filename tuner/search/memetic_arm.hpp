@@ -29,8 +29,6 @@ class MemeticArm final : public SearchArm {
   int restarts() const { return restarts_; }
 
  private:
-  const Observation& tournament(ArmHost& host);
-  std::optional<Config> child(ArmHost& host);
   void refill(ArmHost& host, const Config& best);
   void restart();
 
