@@ -16,6 +16,7 @@
 
 #include "tuner/backend/cuda/captured_process.hpp"
 #include "tuner/backend/cuda/cuda_compile_cache.hpp"
+#include "tuner/backend/cuda/define_options.hpp"
 #include "tuner/backend/cuda/entry_symbols.hpp"
 #include "tuner/cache/cache_key.hpp"
 #include "tuner/cache/cache_store.hpp"
@@ -177,12 +178,7 @@ std::string nvcc_version(const fs::path& nvcc) {
 
 std::vector<std::string> nvcc_options(const CompileRequest& request, std::string_view arch) {
   std::vector<std::string> opts = {"-cubin", "-arch=" + std::string(arch), "-std=c++17", "-Xptxas", "-v"};
-  for (const Define& d : request.defines) {
-    if (!is_identifier(d.name))
-      throw CompileError(fmt::format("nvcc: -D name '{}' is not a C identifier", d.name),
-                         fmt::format("refused option -D{}={}: names must match [A-Za-z_][A-Za-z0-9_]*", d.name, d.value));
-    opts.push_back(fmt::format("-D{}={}", d.name, d.value));
-  }
+  for (std::string& d : define_options(request.defines, "nvcc")) opts.push_back(std::move(d));
   for (const auto& dir : request.include_dirs) opts.push_back("-I" + dir.string());
   for (const auto& o : request.extra_options) opts.push_back(o);
   return opts;

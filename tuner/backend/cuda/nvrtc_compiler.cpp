@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tuner/backend/cuda/cuda_compile_cache.hpp"
+#include "tuner/backend/cuda/define_options.hpp"
 #include "tuner/cache/cache_key.hpp"
 #include "tuner/cache/cache_store.hpp"
 #include "tuner/core/error.hpp"
@@ -283,12 +284,7 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request, std::strin
   opts.push_back("-std=c++17");
   opts.push_back("--ptxas-options=-v");
   if (no_cache) opts.push_back("--no-cache");
-  for (const Define& d : request.defines) {
-    if (!is_identifier(d.name))
-      throw CompileError(fmt::format("nvrtc: -D name '{}' is not a C identifier", d.name),
-                         fmt::format("refused option -D{}={}: names must match [A-Za-z_][A-Za-z0-9_]*", d.name, d.value));
-    opts.push_back(fmt::format("-D{}={}", d.name, d.value));
-  }
+  for (std::string& d : define_options(request.defines, "nvrtc")) opts.push_back(std::move(d));
   for (const auto& dir : request.include_dirs) opts.push_back("-I" + dir.string());
   for (const auto& dir : toolkit_dirs) opts.push_back("-I" + dir.string());
   for (const auto& o : request.extra_options) opts.push_back(o);
