@@ -32,8 +32,9 @@ quick=(--max-time 0.05 --min-samples 3 --watchdog 15 --overwrite -q)
 
 tests_build="$root/build-gpu-tests"
 run_step build-cuda-tests 0 bash -c "cmake -S '$root' -B '$tests_build' -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DATTN_TUNE_BUILD_TESTS=ON > /dev/null && cmake --build '$tests_build' -j $(nproc) --target attn_tune_cuda_tests"
-run_step cuda-tests 0 "$tests_build/tests/cuda/attn_tune_cuda_tests"
+  -DATTN_TUNE_BUILD_TESTS=ON > /dev/null && cmake --build '$tests_build' -j $(nproc) --target attn_tune_cuda_tests attn-tune"
+# in a session of its own: its death tests and Ctrl-C tests signal their process group
+run_step cuda-tests 0 setsid -w "$tests_build/tests/cuda/attn_tune_cuda_tests"
 
 run_step host-launcher 0 "$ATTN_TUNE" sweep "$data/host_launcher.json" --device cuda:0 "${quick[@]}" \
   --out "$out/host-launcher.json"
