@@ -16,7 +16,7 @@
 #   decode-small     configs/flash_attn_decode_small.json on cuda:0, every configuration verified (split and
 #                    merge launches), correctness only (short sampling)
 # Writes DIR/kernels_as_they_are/: STEP.json leaderboards, the logs, host.txt and summary.txt (each
-# leaderboard's status counts). Environment: ATTN_TUNE (default build-gpu/app/attn-tune, built when missing).
+# leaderboard's status counts), every other file packed into kernels_as_they_are.tgz. Environment: ATTN_TUNE (default build-gpu/app/attn-tune, built when missing).
 
 # -h, --help: the opening comment, before any work
 case "${1:-}" in
@@ -61,4 +61,7 @@ for path in sorted(glob.glob(os.path.join(sys.argv[2], "*.json"))):
     print(f"{os.path.basename(path)}: {dict(leaderboards.status_counts(d))}")
 EOF
 echo "failures: $failures" | tee -a "$out/summary.txt"
+# Few files come back from a GPU machine: everything but the summary and host.txt in one archive.
+(cd "$out" && find . -maxdepth 1 -type f ! -name summary.txt ! -name host.txt ! -name '*.tgz' -printf '%P\n' |
+  tar -czf kernels_as_they_are.tgz -T - --remove-files)
 [ "$failures" = 0 ]
