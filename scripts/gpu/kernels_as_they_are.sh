@@ -28,7 +28,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 gpu_begin kernels_as_they_are
 gpu_host_info > "$out/host.txt"
 data=tests/data/kernels_as_they_are
-quick=(--max-time 0.05 --min-samples 3 --watchdog 15 --overwrite -q)
+quick=(--max-time 0.05 --min-samples 3 --watchdog 15 --overwrite --no-cache -q)  # measured here, not replayed
 
 tests_build="$root/build-gpu-tests"
 run_step build-cuda-tests 0 bash -c "cmake -S '$root' -B '$tests_build' -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -50,7 +50,7 @@ else
   failures=$((failures + 1))
 fi
 run_step decode-small 0 "$ATTN_TUNE" sweep configs/flash_attn_decode_small.json --device cuda:0 --max-time 0.02 \
-  --min-samples 1 --warmup 0 --warmup-time 0 --watchdog 15 --overwrite -q --out "$out/decode-small.json"
+  --min-samples 1 --warmup 0 --warmup-time 0 --watchdog 15 --overwrite --no-cache -q --out "$out/decode-small.json"
 
 python3 - "$root/scripts/lib" "$out" << 'EOF' | tee "$out/summary.txt"
 import glob, os, sys

@@ -59,6 +59,10 @@ elif ! old_kernels_from_git "$old_tree" 2>/dev/null; then
   echo "ws_split_check: no old kernels: no git history here (run --prepare where it is and carry build-old-kernels)"
   exit 2
 fi
+# The binary's side of the contract (kernels/common: the params struct, the operation's headers) is this tree's:
+# a newer binary passes a longer struct (fields appended since, which the old kernels never read) and checks
+# its size against the kernel's parameter before the first run.
+rm -rf "$old_tree/kernels/common" && cp -r "$root/kernels/common" "$old_tree/kernels/common"
 for f in flash_attn_fwd.cu flash_attn_fwd_wgmma.cu flash_attn_fwd_ws.cu; do
   [ -f "$old_tree/kernels/cuda/$f" ] || { echo "ws_split_check: old tree lacks kernels/cuda/$f"; exit 2; }
 done
@@ -180,7 +184,7 @@ REPS="${REPS:-3}"
 BENCH_ARGS="${BENCH_ARGS:---warmup 20 --warmup-time 0.1 --min-samples 20 --max-time 0.25}"
 # small overrides of flash_attn_fwd_wgmma.json's shapes: every configuration of each head dimension, quick to
 # check on the CPU
-WGMMA_VERIFY='fp16-d64-n1024[B=1,Hq=4,Nq=300],fp16-d128-n4096-causal[B=1,Hq=4,Nq=333],bf16-d128-n4096[B=1,Hq=2,Nq=200],fp16-d80-n4096-causal[B=1,Hq=2,Nq=190],fp16-d256-n4096-causal[B=1,Hq=2,Nq=260],fp16-d128-gqa4-mask-alibi-sinks[B=1,Nq=150,Nkv=290],fp16-d128-gqa4-window-causal[B=1,Nq=400]'
+WGMMA_VERIFY='fp16-d64-n1024[B=1,Hq=4,Hkv=4,Nq=300],fp16-d128-n4096-causal[B=1,Hq=4,Hkv=4,Nq=333],bf16-d128-n4096[B=1,Hq=2,Hkv=2,Nq=200],fp16-d80-n4096-causal[B=1,Hq=2,Hkv=2,Nq=190],fp16-d256-n4096-causal[B=1,Hq=2,Hkv=2,Nq=260],fp16-d128-gqa4-mask-alibi-sinks[B=1,Nq=150,Nkv=290],fp16-d128-gqa4-window-causal[B=1,Nq=400]'
 verify_opts=(--device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 --warmup-time 0 --watchdog 15 --overwrite -q)
 
 if [ "$dry_run" = 1 ]; then
