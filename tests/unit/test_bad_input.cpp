@@ -164,5 +164,28 @@ TEST(BadInput, ALeaderboardsShapeLabelSelectsThatShapeAgainUnderTheSameName) {
   EXPECT_THROW(select_shapes(bad, first + "[Nope=3]"), UsageError);
 }
 
+// A user's first override: Hq=4 on a shape that leaves Hkv out (Hkv defaults to Hq) means 4 heads without GQA,
+// not 4 query heads over the shape's 32 KV heads; a field the spec gave stays as given.
+TEST(BadInput, AnOverrideCarriesTheFieldsThatDefaultToIt) {
+  const fs::path spec_path = test::source_dir() / "configs/flash_attn_fwd_wgmma.json";
+  Spec plain = load_spec(spec_path);
+  select_shapes(plain, "fp16-d64-n1024[B=1,Hq=4,Nq=300]");
+  const auto& f = plain.shapes.at(0).fields;
+  EXPECT_EQ(f.at("Hq"), 4);
+  EXPECT_EQ(f.at("Hkv"), 4);
+  EXPECT_EQ(f.at("Nq"), 300);
+  EXPECT_EQ(f.at("Nkv"), 300);
+
+  Spec gqa = load_spec(spec_path);
+  select_shapes(gqa, "fp16-d128-gqa4-mask-alibi-sinks[Hq=8,Nq=150]");
+  const auto& g = gqa.shapes.at(0).fields;
+  EXPECT_EQ(g.at("Hkv"), 4);     // given by the spec
+  EXPECT_EQ(g.at("Nkv"), 1500);  // given by the spec
+
+  Spec both = load_spec(spec_path);
+  select_shapes(both, "fp16-d64-n1024[Hq=8,Hkv=2]");
+  EXPECT_EQ(both.shapes.at(0).fields.at("Hkv"), 2);  // overridden itself: the override wins
+}
+
 }  // namespace
 }  // namespace attn

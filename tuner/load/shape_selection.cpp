@@ -103,6 +103,20 @@ void apply_overrides(const Operation& op, Shape& shape, const Overrides& overrid
       shape.fields[key] = parse_shape_value(*f, text);
     }
   }
+  // A left-out field that copies an overridden one follows it (Hq=4 on a shape without Hkv: Hkv=4 too), in
+  // field order, so that a copy of a copy follows as well.
+  const auto overridden = [&](const std::string& name) {
+    return std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) { return o.first == name; });
+  };
+  std::vector<std::string> moved;
+  for (const auto& f : fields) {
+    const auto from = shape.copied_from.find(f.name);
+    if (from == shape.copied_from.end() || overridden(f.name)) continue;
+    if (overridden(from->second) || std::find(moved.begin(), moved.end(), from->second) != moved.end()) {
+      shape.fields[f.name] = shape.fields.at(from->second);
+      moved.push_back(f.name);
+    }
+  }
   if (const std::string problem = op.check_shape(shape.fields); !problem.empty())
     throw UsageError(fmt::format("--shape: shape '{}' with {}: {}", shape.name, suffix, problem));
   shape.name = fmt::format("{}[{}]", shape.name, suffix);

@@ -65,7 +65,8 @@ std::map<std::string, fs::path> load_sources(const JsonField& f) {
   return sources;
 }
 
-nlohmann::json load_shape(const JsonField& f, const Operation& op) {
+// The shape's fields with the operation's defaults; COPIED_FROM gets the left-out fields that copy another's.
+nlohmann::json load_shape(const JsonField& f, const Operation& op, std::map<std::string, std::string>& copied_from) {
   std::vector<std::string_view> allowed;
   const auto fields = op.shape_fields();
   for (const auto& field : fields) allowed.push_back(field.name);
@@ -78,9 +79,10 @@ nlohmann::json load_shape(const JsonField& f, const Operation& op) {
   for (const auto& field : fields) {
     const auto given = f.optional_member(field.name);
     if (!given) {
-      if (field.default_value.is_string() && field.type == ShapeField::Type::Integer)
+      if (field.default_value.is_string() && field.type == ShapeField::Type::Integer) {
         out[field.name] = out.at(field.default_value.get<std::string>());  // default: another field's value
-      else if (field.required) f.member(field.name);                       // fails: missing required field
+        copied_from[field.name] = field.default_value.get<std::string>();
+      } else if (field.required) f.member(field.name);  // fails: missing required field
       else out[field.name] = field.default_value;
       continue;
     }
@@ -399,7 +401,11 @@ Spec load_spec(const fs::path& path) {
   }
 
   const JsonField shapes = root.member("shapes");
-  for (const auto& [name, fields] : shapes.members()) spec.shapes.push_back(Shape{name, load_shape(fields, *op)});
+  for (const auto& [name, fields] : shapes.members()) {
+    Shape shape{name, {}, {}};
+    shape.fields = load_shape(fields, *op, shape.copied_from);
+    spec.shapes.push_back(std::move(shape));
+  }
   if (spec.shapes.empty()) shapes.fail("needs at least one shape");
 
   spec.tolerance = op->default_tolerance(spec.shapes.front().fields);

@@ -35,6 +35,9 @@ std::string shape_summary(const nlohmann::json& fields);
 struct Shape {
   std::string name;
   nlohmann::json fields;  // after the operation's defaults were applied
+  // Fields the spec left out that took another field's value (Hkv from Hq, Nkv from Nq): a --shape override of
+  // the source carries them along.
+  std::map<std::string, std::string> copied_from;
 };
 
 // The device's multiprocessor (CUDA) / compute-unit (OpenCL) count, a variable of
