@@ -31,8 +31,8 @@ data=tests/data/kernels_as_they_are
 quick=(--max-time 0.05 --min-samples 3 --watchdog 15 --overwrite --no-cache -q)  # measured here, not replayed
 
 tests_build="$root/build-gpu-tests"
-run_step build-cuda-tests 0 bash -c "cmake -S '$root' -B '$tests_build' -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DATTN_TUNE_BUILD_TESTS=ON > /dev/null && cmake --build '$tests_build' -j $(nproc) --target attn_tune_cuda_tests attn-tune"
+# setup.sh again, for a build with the tests: it also unpacks .devdeps, which an existing build-gpu skipped
+run_step build-cuda-tests 0 env ATTN_TUNE_BUILD_DIR="$tests_build" ATTN_TUNE_BUILD_TESTS=ON bash scripts/gpu/setup.sh
 # in a session of its own: its death tests and Ctrl-C tests signal their process group
 run_step cuda-tests 0 setsid -w "$tests_build/tests/cuda/attn_tune_cuda_tests"
 

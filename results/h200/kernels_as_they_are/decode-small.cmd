@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep configs/flash_attn_decode_small.json --device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 --warmup-time 0 --watchdog 15 --overwrite --no-cache -q --out /root/out/kernels_as_they_are/decode-small.json 

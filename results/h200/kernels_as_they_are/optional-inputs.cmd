@@ -1,0 +1,1 @@
+/work/main/build-gpu/app/attn-tune sweep tests/data/kernels_as_they_are/optional_inputs.json --device opencl:1:0 --max-time 0.05 --min-samples 3 --watchdog 15 --overwrite --no-cache -q --out /root/out/kernels_as_they_are/optional-inputs.json 

@@ -1,0 +1,1 @@
+timeout 150 /work/main/build-gpu/app/attn-tune sweep configs/flash_attn_fwd_small.json --device cuda:0 --max-time 0.02 --min-samples 1 --warmup 0 --warmup-time 0 --watchdog 15 --overwrite -q --cache-dir /tmp/ws-split-cache --out /root/out/ws_split/verify_fwd.json 
