@@ -242,5 +242,68 @@ TEST(StateBuffers, AnOutputReadBeforeItIsWrittenNeedsItsInit) {
   EXPECT_TRUE(contains(reasons.at(0), "NaN/Inf")) << reasons.at(0);
 }
 
+// A custom operation with its own buffer names, verified by the attention operation's reference with the
+// buffers bound to its roles: GQA, causal, an f32 mask per head, sinks, a custom scale and softcap.
+TEST(RoleBoundReference, AnEngineKernelWithItsOwnNamesVerifiesAgainstTheFullAttentionReference) {
+  test::TempDir dir;
+  std::vector<std::string> reasons;
+  const auto n = statuses(sweep(example("role_bound.json"), dir).leaderboard, &reasons);
+  EXPECT_EQ(n.at("ok"), 4) << testing::PrintToString(reasons);
+  EXPECT_EQ(n.size(), 1u) << testing::PrintToString(reasons);
+}
+
+// The binding is what the reference computes: leave softcap out of it and the soft-capping kernel is wrong
+// everywhere; bind the mask without its layout and the size check names the buffer before anything runs.
+TEST(RoleBoundReference, TheBindingsShapeIsWhatTheReferenceComputes) {
+  test::TempDir dir;
+  const auto uncapped =
+      edited(dir, "role_bound.json", [](ojson& s) { s["custom"]["reference"]["attention"]["shape"].erase("softcap"); });
+  std::vector<std::string> reasons;
+  const auto n = statuses(sweep(uncapped, dir).leaderboard, &reasons);
+  EXPECT_EQ(n.at("incorrect"), 4) << testing::PrintToString(reasons);
+  EXPECT_EQ(n.size(), 1u) << testing::PrintToString(reasons);
+
+  test::TempDir dir2;
+  const auto shared_mask = edited(dir2, "role_bound.json",
+                                  [](ojson& s) { s["custom"]["reference"]["attention"]["shape"]["mask_layout"] = "bqk"; });
+  try {
+    sweep(shared_mask, dir2);
+    ADD_FAILURE() << "a mask of the wrong size for its layout was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_TRUE(contains(e.what(),
+                         "buffer 'M' (the attention reference's mask) has 360 elements; the attention "
+                         "shape needs 90"))
+        << e.what();
+  }
+}
+
+TEST(RoleBoundReference, ABindingErrorNamesItsField) {
+  const std::vector<std::pair<std::function<void(ojson&)>, std::string>> cases = {
+      {[](ojson& s) { s["custom"]["reference"]["attention"]["roles"]["o"] = "Q"; },
+       "custom.reference.attention.roles.o: buffer 'Q' is bound to o, the output"},
+      {[](ojson& s) { s["custom"]["reference"]["attention"]["roles"].erase("k"); },
+       "custom.reference.attention.roles: needs the role 'k'"},
+      {[](ojson& s) { s["custom"]["reference"]["attention"]["roles"]["bias"] = "M"; },
+       "custom.reference.attention.roles.bias: unknown role 'bias'"},
+      {[](ojson& s) { s["custom"]["reference"]["attention"]["shape"]["Hq"] = "Hx"; },
+       "custom.reference.attention.shape.Hq: unknown name 'Hx'"},
+      {[](ojson& s) { s["custom"]["reference"]["attention"]["shape"]["mask"] = 1; },
+       "custom.reference.attention.shape.mask: mask is on when a buffer is bound to the role 'mask'"},
+      {[](ojson& s) { s["custom"]["reference"]["attention"]["shape"]["mask_layout"] = "bhkq"; },
+       "custom.reference.attention.shape.mask_layout: 'bhkq' is not one of"},
+      {[](ojson& s) { s["custom"]["reference"]["cpu"] = "attention"; }, "custom.reference: a reference is one of"},
+  };
+  for (const auto& [edit, want] : cases) {
+    test::TempDir dir;
+    const auto spec = edited(dir, "role_bound.json", edit);
+    try {
+      sweep(spec, dir);
+      ADD_FAILURE() << "accepted: " << want;
+    } catch (const std::exception& e) {
+      EXPECT_TRUE(contains(e.what(), want)) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attn

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "tuner/core/identifier.hpp"
+#include "tuner/ops/attention.hpp"
 #include "tuner/ops/cpu_references.hpp"
 #include "tuner/ops/custom_operation.hpp"
 #include "tuner/spec/json_field.hpp"
@@ -94,6 +95,62 @@ const CpuReference* load_cpu_reference(const JsonField& f, const CustomDefinitio
   return ref;
 }
 
+// The attention role reference, {"roles": {ROLE: BUFFER}, "shape": {FIELD: VALUE}}: q, k, v, o bound (mask and sinks when
+// the kernel reads them), o the one output, each shape value of its field's kind.
+AttentionRoleReference load_attention_reference(const JsonField& f, const CustomDefinition& def) {
+  f.expect_object({"roles", "shape"});
+  AttentionRoleReference ref;
+  const JsonField roles = f.member("roles");
+  if (!roles.value().is_object()) roles.fail("expected an object: role (q, k, v, o, mask, sinks) -> buffer");
+  const auto& known = attention_roles();
+  for (const auto& [role, buffer] : roles.members()) {
+    if (std::find(known.begin(), known.end(), role) == known.end())
+      buffer.fail(fmt::format("unknown role '{}' (known: {})", role, fmt::join(known, ", ")));
+    const std::string name = buffer.string();
+    const auto it =
+        std::find_if(def.buffers.begin(), def.buffers.end(), [&](const CustomBuffer& b) { return b.name == name; });
+    if (it == def.buffers.end()) buffer.fail(fmt::format("no buffer '{}' is declared", name));
+    if ((role == "o") != it->output)
+      buffer.fail(role == "o" ? fmt::format("buffer '{}' is bound to o, the output: declare it with \"output\": true", name)
+                              : fmt::format("buffer '{}' is an input of the reference: declare it as one", name));
+    ref.roles[role] = name;
+  }
+  for (const auto& role : known)
+    if (attention_role_required(role) && !ref.roles.contains(role))
+      roles.fail(fmt::format("needs the role '{}' bound to a buffer (roles: {})", role, fmt::join(known, ", ")));
+  for (const auto& b : def.buffers)
+    if (b.output && b.name != ref.roles.at("o"))
+      roles.fail(fmt::format("the attention reference computes one output, o ('{}'); '{}' is an output too",
+                             ref.roles.at("o"), b.name));
+  const JsonField shape = f.member("shape");
+  if (!shape.value().is_object()) shape.fail("expected an object of attention shape fields");
+  for (const auto& [name, value] : shape.members()) {
+    std::vector<std::string> choices;
+    const std::string kind = attention_field_kind(name, &choices);
+    if (kind.empty()) {
+      std::vector<std::string> names;
+      for (const auto& field : attention_operation().shape_fields()) names.push_back(field.name);
+      value.fail(fmt::format("not a field of the attention shape (fields: {})", fmt::join(names, ", ")));
+    }
+    if (name == "mask" || name == "sinks")
+      value.fail(fmt::format("{0} is on when a buffer is bound to the role '{0}', off otherwise", name));
+    if (name == "dtype") value.fail("the reference reads every buffer as its declared type; the buffers' types say it");
+    if (kind == "integer") {
+      ref.integers[name] = expression(value, def.fields);
+    } else if (kind == "number") {
+      ref.literals[name] = value.number();
+    } else {
+      const std::string c = value.string();
+      if (std::find(choices.begin(), choices.end(), c) == choices.end())
+        value.fail(fmt::format("'{}' is not one of: {}", c, fmt::join(choices, ", ")));
+      ref.literals[name] = c;
+    }
+  }
+  for (const char* required : {"B", "Hq", "Nq", "D"})
+    if (!ref.integers.contains(required)) shape.fail(fmt::format("needs '{}' (an expression over shape_fields)", required));
+  return ref;
+}
+
 }  // namespace
 
 std::shared_ptr<const Operation> load_custom_operation(const JsonField& f) {
@@ -114,11 +171,19 @@ std::shared_ptr<const Operation> load_custom_operation(const JsonField& f) {
   if (std::none_of(def.buffers.begin(), def.buffers.end(), [](const CustomBuffer& b) { return b.output; }))
     buffers.fail("needs at least one output buffer (\"output\": true): it is what verification compares");
   const JsonField reference = f.member("reference");
-  reference.expect_object({"kernel", "preset", "cpu"});
+  const char* role_key = kAttentionRoleReferenceKey;
+  reference.expect_object({"kernel", "preset", "cpu", role_key});
+  if (static_cast<int>(reference.has("kernel")) + reference.has("cpu") + reference.has(role_key) > 1)
+    reference.fail(
+        fmt::format("a reference is one of: a kernel of this spec, a CPU function (\"cpu\"), the "
+                    "attention reference (\"{}\")",
+                    role_key));
   if (auto cpu = reference.optional_member("cpu")) {
-    if (reference.has("kernel") || reference.has("preset"))
-      reference.fail("a reference is a kernel of this spec or a CPU function (\"cpu\"), not both");
+    if (reference.has("preset")) reference.fail("a preset is a reference kernel's: a CPU function has none");
     def.cpu_reference = load_cpu_reference(*cpu, def);
+  } else if (auto attention = reference.optional_member(role_key)) {
+    if (reference.has("preset")) reference.fail("a preset is a reference kernel's: the attention reference has none");
+    def.attention_reference = load_attention_reference(*attention, def);
   } else {
     def.reference.kernel = reference.member("kernel").identifier("kernel name");
     if (auto preset = reference.optional_member("preset")) def.reference.preset = preset->string();

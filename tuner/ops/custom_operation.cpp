@@ -40,6 +40,7 @@ class CustomProblem final : public Problem {
     }
     if (def.flops) flops_ = static_cast<double>(def.flops->eval(vars));
     if (def.cpu_reference) compute_cpu_reference(vars);
+    if (def.attention_reference) compute_attention_reference(vars);
   }
 
   std::vector<std::byte> params_bytes() const override { return {}; }
@@ -75,7 +76,7 @@ class CustomProblem final : public Problem {
       throw Error(fmt::format("no reference outputs to compare with ({})", reference_name()));
     VerifyReport r;
     double err2 = 0, ref2 = 0, worst_abs = -1;
-    const std::string giver = def_.cpu_reference ? reference_name() : "the reference kernel";
+    const std::string giver = on_cpu() ? reference_name() : "the reference kernel";
     std::size_t o = 0;
     for (const auto& cb : def_.buffers) {
       if (!cb.output) continue;
@@ -122,9 +123,26 @@ class CustomProblem final : public Problem {
   }
 
  private:
+  bool on_cpu() const { return def_.cpu_reference || def_.attention_reference; }
+
   std::string reference_name() const {
+    if (def_.attention_reference) return "the attention reference";
     return def_.cpu_reference ? fmt::format("the CPU reference '{}'", def_.cpu_reference->name)
                               : fmt::format("the reference kernel '{}'", def_.reference.kernel);
+  }
+
+  // The attention operation's reference over the buffers bound to its roles; o is the one output (the loader
+  // checks so).
+  void compute_attention_reference(const Bindings& vars) {
+    reference_.push_back(attention_role_output(*def_.attention_reference, vars,
+                                               [&](const std::string& name) { return buffer_values(buffer_index(name)); }));
+  }
+
+  std::vector<double> buffer_values(std::size_t b) const {
+    const BufferType type = def_.buffers[b].type;
+    std::vector<double> values(buffers_[b].data.size() / element_bytes(type));
+    for (std::size_t e = 0; e < values.size(); ++e) values[e] = element_value(buffers_[b].data, type, e);
+    return values;
   }
 
   const CustomBuffer& output_buffer(std::size_t index) const {
@@ -137,13 +155,7 @@ class CustomProblem final : public Problem {
   void compute_cpu_reference(const Bindings& vars) {
     const CpuReference& ref = *def_.cpu_reference;
     std::vector<std::vector<double>> inputs;
-    for (const auto& name : ref.inputs) {
-      const std::size_t b = buffer_index(name);
-      const BufferType type = def_.buffers[b].type;
-      std::vector<double> values(buffers_[b].data.size() / element_bytes(type));
-      for (std::size_t e = 0; e < values.size(); ++e) values[e] = element_value(buffers_[b].data, type, e);
-      inputs.push_back(std::move(values));
-    }
+    for (const auto& name : ref.inputs) inputs.push_back(buffer_values(buffer_index(name)));
     std::vector<std::vector<double>> computed = ref.compute(vars, inputs);
     for (const auto& cb : def_.buffers) {
       if (!cb.output) continue;
@@ -201,6 +213,12 @@ class CustomOperation final : public Operation {
                              def_.cpu_reference->name, it->second, def_.cpu_reference->definition);
       }
     }
+    if (def_.attention_reference)
+      return attention_role_problem(*def_.attention_reference, vars, [&](const std::string& name) {
+        for (const auto& b : def_.buffers)
+          if (b.name == name) return b.size->eval(vars);
+        return -1LL;
+      });
     return {};
   }
 
@@ -208,7 +226,7 @@ class CustomOperation final : public Operation {
 
   bool has_params_struct() const override { return false; }
   std::optional<DeviceReference> device_reference() const override {
-    if (def_.cpu_reference) return std::nullopt;
+    if (def_.cpu_reference || def_.attention_reference) return std::nullopt;
     return def_.reference;
   }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tuner/ops/attention_role_reference.hpp"
 #include "tuner/ops/cpu_references.hpp"
 #include "tuner/ops/custom_buffers.hpp"
 #include "tuner/ops/operation.hpp"
@@ -34,6 +35,8 @@ struct CustomDefinition {
   std::vector<CustomBuffer> buffers;  // in declaration order
   DeviceReference reference;          // used when cpu_reference is null
   const CpuReference* cpu_reference = nullptr;
+  // Or the attention operation's reference, the buffers in its roles (both null: the reference kernel).
+  std::optional<AttentionRoleReference> attention_reference;
   std::shared_ptr<const Expression> flops;  // optional; throughput in GFLOP/s when given
 };
 
