@@ -143,7 +143,7 @@ std::string field_list(const std::vector<BucketField>& scheme, BucketRule rule) 
 
 std::string row_comment(const TableRow& row) {
   std::string from = fmt::format("{}", fmt::join(row.chosen_over, "; "));
-  if (from.size() > 110) from = from.substr(0, 107) + "...";
+  if (from.size() > 110) from.replace(107, std::string::npos, "...");
   if (row.choice.groups > 1)
     from += fmt::format(" ({:.2f}x their best, ranked in {} of {})", row.choice.geomean_relative, row.choice.ranked_in,
                         row.choice.groups);

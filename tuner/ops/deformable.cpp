@@ -46,11 +46,13 @@ class DeformableProblem final : public SampledReferenceProblem {
  public:
   DeformableProblem(const DeformableShape& shape, std::uint64_t seed)
       : SampledReferenceProblem(seed, kDefaultRows), s_(shape), in_(random_inputs(shape, seed)) {
-    buffers_ = {{"value", false, float_bytes(in_.value), {}},
-                {"loc", false, float_bytes(in_.loc), {}},
-                {"attn", false, float_bytes(in_.attn), {}},
-                {"out", true, std::vector<std::byte>(s_.out_elements() * 4), float_nan_poison()}};
+    const auto names = buffer_names();
+    buffers_ = {{names[0], false, float_bytes(in_.value), {}},
+                {names[1], false, float_bytes(in_.loc), {}},
+                {names[2], false, float_bytes(in_.attn), {}},
+                {names[3], true, std::vector<std::byte>(s_.out_elements() * 4), float_nan_poison()}};
   }
+  static std::vector<std::string> buffer_names() { return {"value", "loc", "attn", "out"}; }
 
   // out is [B][Nq][heads][channels]: a sequence is one image's queries.
   std::vector<OutputDeclaration> outputs() const override {
@@ -148,6 +150,7 @@ class DeformableOperation final : public Operation {
   std::unique_ptr<Problem> make_problem(const json& f, std::uint64_t seed) const override {
     return std::make_unique<DeformableProblem>(DeformableShape::from_json(f), seed);
   }
+  std::vector<std::string> buffer_names(const json&) const override { return DeformableProblem::buffer_names(); }
 };
 
 }  // namespace

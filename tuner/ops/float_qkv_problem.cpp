@@ -8,10 +8,11 @@
 namespace attn {
 FloatQkvProblem::FloatQkvProblem(Inputs inputs, std::uint64_t seed)
     : SampledReferenceProblem(seed, 2048), q_(std::move(inputs.q)), k_(std::move(inputs.k)), v_(std::move(inputs.v)) {
-  buffers_ = {{"q", false, float_bytes(q_), {}},
-              {"k", false, float_bytes(k_), {}},
-              {"v", false, float_bytes(v_), {}},
-              {"o", true, std::vector<std::byte>(q_.size() * sizeof(float)), float_nan_poison()}};
+  const auto names = buffer_names();
+  buffers_ = {{names[0], false, float_bytes(q_), {}},
+              {names[1], false, float_bytes(k_), {}},
+              {names[2], false, float_bytes(v_), {}},
+              {names[3], true, std::vector<std::byte>(q_.size() * sizeof(float)), float_nan_poison()}};
 }
 
 FloatQkvProblem::Inputs FloatQkvProblem::random_inputs(std::size_t elements, std::uint64_t seed) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tuner/ops/sampled_reference_problem.hpp"
@@ -14,6 +15,10 @@
 namespace attn {
 
 class FloatQkvProblem : public SampledReferenceProblem {
+ public:
+  // Its buffers, in order: what Operation::buffer_names answers without drawing a problem.
+  static std::vector<std::string> buffer_names() { return {"q", "k", "v", "o"}; }
+
  protected:
   struct Inputs {
     std::vector<float> q, k, v;

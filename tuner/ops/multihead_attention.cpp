@@ -101,6 +101,7 @@ class MultiheadOperation final : public Operation {
   std::unique_ptr<Problem> make_problem(const json& f, std::uint64_t seed) const override {
     return std::make_unique<MultiheadProblem>(MultiheadShape::from_json(f), seed);
   }
+  std::vector<std::string> buffer_names(const json&) const override { return FloatQkvProblem::buffer_names(); }
 };
 
 }  // namespace

@@ -21,7 +21,7 @@ using json = nlohmann::json;
 
 constexpr std::size_t kDefaultRows = 256;  // each row holds M outputs: 256 rows of 8192 keys = 2M checked values
 
-HostBuffer input_buffer(const char* name, const std::vector<float>& values) {
+HostBuffer input_buffer(const std::string& name, const std::vector<float>& values) {
   HostBuffer b{name, false, std::vector<std::byte>(std::max<std::size_t>(16, values.size() * 4)), {}};
   std::memcpy(b.data.data(), values.data(), values.size() * 4);
   return b;
@@ -43,10 +43,12 @@ class SimilarityProblem final : public SampledReferenceProblem {
       const auto& exact = projected_keys();
       pk.assign(exact.begin(), exact.end());
     }
-    buffers_ = {input_buffer("q", q_),   input_buffer("k", k_),
-                input_buffer("wq", wq_), input_buffer("wk", wk_),
-                input_buffer("pk", pk),  {"out", true, std::vector<std::byte>(s_.pairs() * 4), float_nan_poison()}};
+    const auto names = buffer_names();
+    buffers_ = {input_buffer(names[0], q_),  input_buffer(names[1], k_),
+                input_buffer(names[2], wq_), input_buffer(names[3], wk_),
+                input_buffer(names[4], pk),  {names[5], true, std::vector<std::byte>(s_.pairs() * 4), float_nan_poison()}};
   }
+  static std::vector<std::string> buffer_names() { return {"q", "k", "wq", "wk", "pk", "out"}; }
 
   std::vector<OutputDeclaration> outputs() const override {
     return {{"out", ElementType::F32, {{"q", std::size_t(s_.N)}, {"k", std::size_t(s_.M)}}, {}}};
@@ -169,6 +171,7 @@ class SimilarityOperation final : public Operation {
   std::unique_ptr<Problem> make_problem(const json& f, std::uint64_t seed) const override {
     return std::make_unique<SimilarityProblem>(SimilarityShape::from_json(f), seed);
   }
+  std::vector<std::string> buffer_names(const json&) const override { return SimilarityProblem::buffer_names(); }
 };
 
 }  // namespace

@@ -86,7 +86,7 @@ std::string group_markdown(const Leaderboard& lb, const LeaderboardGroup& g, con
     s += "Not ranked:\n\n| status | configuration | reason |\n|---|---|---|\n";
     for (const auto* f : failed) {
       std::string reason = cell(f->reason);
-      if (reason.size() > 200) reason = reason.substr(0, 200) + " …";
+      if (reason.size() > 200) reason.replace(200, std::string::npos, " …");
       s += fmt::format("| {} | `{}` | {} |\n", status_name(f->status), config_key(f->job.config), reason);
     }
     s += "\n";

@@ -266,7 +266,7 @@ std::string svg_roofline(const RooflineChart& chart) {
     s += fmt::format("<circle cx=\"{}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"/>", kW - kRight + 14, ly,
                      kSeries[i % kSeries.size()]);
     std::string name = chart.series[i];
-    if (name.size() > 26) name = name.substr(0, 25) + "…";
+    if (name.size() > 26) name.replace(25, std::string::npos, "…");
     s += text(kW - kRight + 22, ly + 4, name, "class=\"legend\"");
   }
   return s + "</svg>\n";

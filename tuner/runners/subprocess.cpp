@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "tuner/core/console_chatter.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/interrupt.hpp"
 
@@ -91,7 +92,7 @@ void Subprocess::pass_through(std::string_view bytes) {
   const bool verbose = spdlog::should_log(spdlog::level::debug);
   for (std::size_t nl; (nl = unshown_.find('\n')) != std::string::npos;) {
     const std::string_view line(unshown_.data(), nl + 1);
-    if (verbose || line.starts_with('[') || line.starts_with("attn-tune")) (void)!::write(2, line.data(), line.size());
+    if (verbose || is_own_log_line(line)) (void)!::write(2, line.data(), line.size());
     unshown_.erase(0, nl + 1);
   }
   if (unshown_.size() > kStderrTail) unshown_.clear();  // no newline in sight: not a log line

@@ -129,9 +129,11 @@ class WorkerRunner final : public ConfigRunner {
 
  private:
   void start() {
-    const std::vector<std::string> argv = {self_executable(), "worker",         "--spec",     spec_path_.string(),
-                                           "--device",        device_id_,       "--settings", settings_.to_json().dump(),
-                                           "--shape",         shape_selection_, "--parent",   std::to_string(::getpid())};
+    std::vector<std::string> argv = {self_executable(), "worker",         "--spec",     spec_path_.string(),
+                                     "--device",        device_id_,       "--settings", settings_.to_json().dump(),
+                                     "--shape",         shape_selection_, "--parent",   std::to_string(::getpid())};
+    // -v reaches the worker: its log, and the compiler chatter it captures, then show on the console too.
+    if (spdlog::should_log(spdlog::level::debug)) argv.insert(argv.begin() + 1, "-v");
     child_ = std::make_unique<Subprocess>(argv);
     prepared_shape_.clear();
     std::string line;

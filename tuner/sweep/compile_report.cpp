@@ -84,12 +84,13 @@ nlohmann::json CompileReport::to_json() const {
   for (const auto& c : configs) list.push_back(c.to_json());
   nlohmann::json excluded = nlohmann::json::array();
   for (const auto& x : exclusions) excluded.push_back({{"kernel", x.kernel}, {"shape", x.shape}, {"reason", x.reason}});
-  return {{"backend", backend},       {"arch", arch},    {"compiles", compiles},
+  return {{"backend", backend},       {"arch", arch},    {"extra_options", extra_options}, {"compiles", compiles},
           {"cache_hits", cache_hits}, {"configs", list}, {"exclusions", excluded}};
 }
 
 CompileReport compile_spec(const Spec& spec, const CompileOptions& options, CompileCache* cache) {
   CompileReport report;
+  report.extra_options = options.extra_options;
   std::unique_ptr<Device> device;
   const OfflineCompiler* offline = nullptr;  // without --device
   if (!options.device_id.empty()) {
@@ -136,6 +137,7 @@ CompileReport compile_spec(const Spec& spec, const CompileOptions& options, Comp
       r.defines = plan.defines;
       r.entries = plan.entries;
       if (spec.compiler_options.contains(report.backend)) r.extra_options = spec.compiler_options.at(report.backend);
+      r.extra_options.insert(r.extra_options.end(), options.extra_options.begin(), options.extra_options.end());
       r.arch = device ? spec.cuda_arch : report.arch;
       r.cuda_compiler = spec.cuda_compiler;
     } else {

@@ -21,6 +21,9 @@ struct CompileOptions {
   std::string arch = "sm_90";  // CUDA target when compiling offline (the spec's cuda_arch wins when set)
   std::string device_id;       // compile on this device instead (any backend), one at a time
   int jobs = 1;                // parallel NVRTC compilations
+  // Appended after the spec's compiler options, e.g. NVRTC's -Ofast-compile=min: every configuration checked
+  // through the whole compiler in a fraction of the time, its resource report then that level's, not a sweep's.
+  std::vector<std::string> extra_options;
 };
 
 struct CompiledConfig {
@@ -43,6 +46,7 @@ struct CompiledConfig {
 struct CompileReport {
   std::string backend;  // "cuda" offline, or the device's
   std::string arch;
+  std::vector<std::string> extra_options;  // CompileOptions::extra_options, so a report says what it was built with
   std::vector<CompiledConfig> configs;
   int compiles = 0;    // distinct compilations needed
   int cache_hits = 0;  // of which the on-disk compile cache answered (compiled: compiles - cache_hits)

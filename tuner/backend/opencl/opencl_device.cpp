@@ -13,6 +13,7 @@
 #include "tuner/backend/opencl/cl_call.hpp"
 #include "tuner/cache/cache_key.hpp"
 #include "tuner/cache/cache_store.hpp"
+#include "tuner/core/console_chatter.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/identifier.hpp"
 #include "tuner/core/sha256.hpp"
@@ -355,13 +356,16 @@ class OpenClDevice final : public Device {
     program.program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
     ATTN_CL(status);
     const auto start = std::chrono::steady_clock::now();
+    StderrCapture chatter;  // PoCL's compiler prints "1 warning generated." on stderr by itself
     const cl_int build = clBuildProgram(program.program, 1, &device_, options.c_str(), nullptr, nullptr);
+    const std::string printed = chatter.release();
     program.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::size_t log_size = 0;
     clGetProgramBuildInfo(program.program, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &log_size);
     program.log.assign(log_size, '\0');
     clGetProgramBuildInfo(program.program, device_, CL_PROGRAM_BUILD_LOG, log_size, program.log.data(), nullptr);
     while (!program.log.empty() && (program.log.back() == '\0' || program.log.back() == '\n')) program.log.pop_back();
+    if (!printed.empty()) program.log += (program.log.empty() ? "" : "\n") + printed;
     if (build != CL_SUCCESS)
       throw CompileError(fmt::format("clBuildProgram failed: {} (options: {})", cl_error_name(build), options), program.log);
   }
