@@ -8,7 +8,14 @@
 
 namespace attn {
 
-StderrCapture::StderrCapture() {
+namespace {
+std::mutex& capture_turn() {
+  static std::mutex m;
+  return m;
+}
+}  // namespace
+
+StderrCapture::StderrCapture() : turn_(capture_turn()) {
   std::fflush(stderr);
   char name[] = "/tmp/attn-tune-stderr-XXXXXX";
   capture_ = ::mkstemp(name);
@@ -25,7 +32,10 @@ StderrCapture::StderrCapture() {
 StderrCapture::~StderrCapture() { (void)release(); }
 
 std::string StderrCapture::release() {
-  if (capture_ < 0) return {};
+  if (capture_ < 0) {
+    if (turn_.owns_lock()) turn_.unlock();
+    return {};
+  }
   std::fflush(stderr);
   ::dup2(saved_, 2);
   ::close(saved_);
@@ -35,6 +45,7 @@ std::string StderrCapture::release() {
   for (ssize_t n; (n = ::read(capture_, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
   ::close(capture_);
   saved_ = capture_ = -1;
+  turn_.unlock();
 
   const bool verbose = spdlog::should_log(spdlog::level::debug);
   std::string chatter;
