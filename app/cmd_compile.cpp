@@ -96,7 +96,7 @@ void add_compile_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-k,--kernel", kernels, "Only these kernels (repeatable)");
   cmd->add_option("-j,--jobs", options.jobs, "Parallel NVRTC compilations (default: the CPU count)");
   cmd->add_option("--compiler-option", options.extra_options,
-                  "A compiler option after the spec's, repeatable (--compiler-option=-Ofast-compile=min checks that "
+                  "A compiler option after the spec's, repeatable (--compiler-option=--Ofast-compile=min checks that "
                   "every configuration compiles, several times sooner; registers are then that level's)");
   cmd->add_option("-o,--out", out, "Also write the report as JSON to this file");
   cmd->add_flag("--json", json, "Print JSON instead of the table");
